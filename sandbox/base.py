@@ -1,0 +1,109 @@
+"""The sandbox API: run one untrusted program and move JSON lines.
+
+This package knows nothing of games or Django. A backend launches a bot (a
+directory holding `main.py`) under `Limits` and returns a `BotProcess` that
+can send a line, read one line before a deadline, and stop with an
+`ExitReport`. Backends: `docker` (production) and `process` (development).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class SandboxError(Exception):
+    """A failure of the sandbox itself (daemon down, image missing): a system
+    fault, never the bot's."""
+
+
+class ReadStatus(StrEnum):
+    LINE = "line"  # a complete line arrived
+    TIMEOUT = "timeout"  # the deadline passed first
+    EOF = "eof"  # the bot closed stdout / exited
+    TOO_LARGE = "too_large"  # the line exceeded max_line_bytes
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    status: ReadStatus
+    line: bytes = b""  # without the trailing newline; raw bytes, not decoded
+    elapsed_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    memory_mib: int = 256
+    cpus: float = 1.0
+    pids: int = 64
+    startup_ms: int = 10_000  # allowance for the container/process to start
+    max_line_bytes: int = 1 << 20
+    stderr_tail_bytes: int = 64 * 1024
+    tmpfs_mib: int = 16
+    file_size_mib: int = 1
+    nofile: int = 64
+
+
+class ExitKind(StrEnum):
+    RUNNING_AT_STOP = "running_at_stop"  # alive until we stopped it (normal)
+    EXITED = "exited"  # exited by itself
+    CRASHED = "crashed"  # non-zero exit / signal not caused by us
+    MEMORY = "memory"  # killed for exceeding the memory limit
+    TIMEOUT = "timeout"  # we killed it after a deadline passed
+    OUTPUT_TOO_LARGE = "output_too_large"  # we killed it for a too-long line
+
+
+@dataclass
+class ExitReport:
+    kind: ExitKind
+    exit_code: int | None
+    oom_killed: bool = False
+    stderr_tail: str = ""
+    detail: str = ""
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["kind"] = str(self.kind)
+        return data
+
+
+class BotProcess(ABC):
+    """One running bot. Not thread-safe: one reader/writer at a time."""
+
+    name: str
+
+    @abstractmethod
+    def send_line(self, line: bytes, timeout_s: float = 5.0) -> bool:
+        """Write one line (a newline is added). False if the bot no longer
+        accepts input (closed stdin, exited, or blocked past timeout_s)."""
+
+    @abstractmethod
+    def read_line(self, deadline_s: float) -> ReadResult:
+        """Read one stdout line; deadline_s is an absolute time.monotonic()."""
+
+    @abstractmethod
+    def stderr_tail(self) -> str:
+        """The bounded tail of stderr seen so far (decoded with replacement)."""
+
+    @abstractmethod
+    def stop(self, reason: ExitKind | None = None) -> ExitReport:
+        """Tear down (idempotent): close streams, kill, wait, remove.
+        `reason` records why we stopped it (TIMEOUT, OUTPUT_TOO_LARGE)."""
+
+
+class Backend(ABC):
+    name: str
+    #: False for backends that must not run untrusted code in production
+    safe_for_untrusted: bool
+
+    @abstractmethod
+    def launch(self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None) -> BotProcess:
+        """Start `python3 -I -u main.py` in bot_dir. Raises SandboxError on a
+        system failure; a bot that dies at start shows up as EOF on read."""
+
+    @abstractmethod
+    def self_check(self) -> str | None:
+        """None when the backend can launch bots here, else the reason."""
