@@ -1,0 +1,42 @@
+"""The `arena` command: everything a bot author does locally.
+
+Each subcommand lives in its own module exposing `add_arguments(parser)` and
+`run(args) -> int`; this file only wires them together.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+#: subcommand → (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "games": ("arena.cmd_games", "list the games, their seat counts and options"),
+    "bench": ("arena.bench", "play uniform-random games on one core and print their speed"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Gem Arena: play, test and benchmark board-game bots locally.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(module).add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
