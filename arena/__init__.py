@@ -13,6 +13,7 @@ from arena.engine import (
     Outcome,
 )
 from arena.registry import all_games, get_game
+from arena.sandboxes import SandboxStatus, sandbox_status
 
 __all__ = [
     "EngineError",
@@ -22,6 +23,8 @@ __all__ = [
     "MalformedAction",
     "OptionError",
     "Outcome",
+    "SandboxStatus",
     "all_games",
     "get_game",
+    "sandbox_status",
 ]

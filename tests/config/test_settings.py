@@ -1,0 +1,105 @@
+"""Settings come from the environment; bad values stop start-up with a clear message."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STRONG_KEY = "k3y-" + "Zq8#vLm2$Xw9!Rt5" * 4
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    clean.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_embedded_default_is_sqlite_and_local_broker(tmp_path: Path) -> None:
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.DATABASES['default']['ENGINE']);"
+        "print(s.CELERY_BROKER_URL);"
+        "print(s.DATABASES['default']['OPTIONS']['init_command'])"
+    )
+    out = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    engine, broker, init = out.stdout.splitlines()[:3]
+    assert engine == "django.db.backends.sqlite3"
+    assert broker == "filesystem://"
+    assert "journal_mode=WAL" in init
+
+
+def test_service_urls_switch_to_postgres_and_redis(tmp_path: Path) -> None:
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.DATABASES['default']['ENGINE']);print(s.CELERY_BROKER_URL)"
+    )
+    out = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        GEMARENA_VAR_DIR=str(tmp_path),
+        DATABASE_URL="postgres://u:p@127.0.0.1:5432/x",
+        REDIS_URL="redis://127.0.0.1:6379/3",
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[:2] == [
+        "django.db.backends.postgresql",
+        "redis://127.0.0.1:6379/3",
+    ]
+
+
+def test_bad_setting_names_the_variable(tmp_path: Path) -> None:
+    out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), SANDBOX_BACKEND="chroot")
+    assert out.returncode != 0
+    assert "SANDBOX_BACKEND='chroot'" in out.stderr
+    assert "auto, docker, process" in out.stderr
+
+
+def test_production_passes_check_deploy(tmp_path: Path) -> None:
+    out = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        GEMARENA_VAR_DIR=str(tmp_path),
+        GEMARENA_PRODUCTION="1",
+        SECRET_KEY=STRONG_KEY,
+        ALLOWED_HOSTS="arena.example.org",
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no issues" in out.stdout
+
+
+def test_production_needs_a_secret_key(tmp_path: Path) -> None:
+    out = manage(
+        "check", GEMARENA_VAR_DIR=str(tmp_path), GEMARENA_PRODUCTION="1", ALLOWED_HOSTS="a.org"
+    )
+    assert out.returncode != 0
+    assert "SECRET_KEY must be set" in out.stderr
+
+
+def test_production_refuses_process_sandbox_unless_allowed(tmp_path: Path) -> None:
+    env = {
+        "GEMARENA_VAR_DIR": str(tmp_path),
+        "GEMARENA_PRODUCTION": "1",
+        "SECRET_KEY": STRONG_KEY,
+        "ALLOWED_HOSTS": "arena.example.org",
+        "SANDBOX_BACKEND": "process",
+    }
+    refused = manage("check", **env)
+    assert refused.returncode != 0
+    assert "ALLOW_PROCESS_SANDBOX=1" in refused.stderr
+    allowed = manage("check", **env, ALLOW_PROCESS_SANDBOX="1")
+    assert allowed.returncode == 0, allowed.stderr

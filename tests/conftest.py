@@ -1,0 +1,76 @@
+"""Shared test set-up: the services a test needs, skipped or mandatory.
+
+A test marked `postgres`, `redis` or `docker` runs only when that service is
+reachable. Without it the test is skipped with the reason printed, unless
+REQUIRE_POSTGRES=1 / REQUIRE_REDIS=1 / REQUIRE_DOCKER=1 is set (CI sets all
+three): then it fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+@functools.cache
+def postgres_problem() -> str | None:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        return "DATABASE_URL does not point at PostgreSQL"
+    try:
+        import psycopg
+
+        with psycopg.connect(url, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # any driver error means unreachable
+        return f"PostgreSQL at DATABASE_URL is not reachable: {exc}"
+    return None
+
+
+@functools.cache
+def redis_problem() -> str | None:
+    url = os.environ.get("REDIS_URL", "")
+    if not url.startswith(("redis://", "rediss://")):
+        return "REDIS_URL does not point at Redis"
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=3).ping()
+    except Exception as exc:
+        return f"Redis at REDIS_URL is not reachable: {exc}"
+    return None
+
+
+@functools.cache
+def docker_problem() -> str | None:
+    try:
+        import sandbox
+
+        return sandbox.get_backend("docker").self_check()
+    except Exception as exc:
+        return f"Docker sandbox unavailable: {exc}"
+
+
+SERVICES = {
+    "postgres": ("REQUIRE_POSTGRES", postgres_problem),
+    "redis": ("REQUIRE_REDIS", redis_problem),
+    "docker": ("REQUIRE_DOCKER", docker_problem),
+}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for marker, (require_var, probe) in SERVICES.items():
+        if item.get_closest_marker(marker) is None:
+            continue
+        problem = probe()
+        if problem is None:
+            continue
+        if _flag(require_var):
+            pytest.fail(f"{require_var}=1 but {problem}", pytrace=False)
+        pytest.skip(f"{marker}: {problem}")

@@ -1,0 +1,49 @@
+"""The status page tells whether each part of the platform works."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from ladder.models import WorkerHeartbeat
+
+
+@pytest.mark.django_db
+def test_status_page_lists_every_part(client: Client) -> None:
+    response = client.get("/status/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    for part in ("Database", "Task broker", "Docker engine", "Sandbox", "Workers"):
+        assert part in text
+
+
+@pytest.mark.django_db
+def test_workers_row_follows_heartbeats(client: Client) -> None:
+    data = client.get("/status/?format=json").json()
+    workers = next(c for c in data["checks"] if c["name"] == "Workers")
+    assert workers["ok"] is False
+    assert data["ok"] is False
+
+    WorkerHeartbeat.beat("worker@test", "process")
+    data = client.get("/status/?format=json").json()
+    workers = next(c for c in data["checks"] if c["name"] == "Workers")
+    assert workers["ok"] is True
+    assert "worker@test" in workers["detail"]
+    database = next(c for c in data["checks"] if c["name"] == "Database")
+    assert database["ok"] is True
+
+
+@pytest.mark.django_db
+def test_process_sandbox_is_flagged_as_unsafe(client: Client, settings) -> None:
+    settings.SANDBOX_BACKEND = "process"
+    data = client.get("/status/?format=json").json()
+    sandbox = next(c for c in data["checks"] if c["name"] == "Sandbox")
+    assert sandbox["warning"] is True
+    assert "NOT SAFE" in sandbox["detail"]
+
+
+@pytest.mark.django_db
+def test_home_lists_both_games(client: Client) -> None:
+    text = client.get("/").content.decode()
+    assert "Splendor Duel" in text
+    assert "Edel, Stein" in text
