@@ -44,8 +44,11 @@ run: image migrate
 	@echo ""
 	$(VENV)/bin/honcho -f Procfile start
 
+# pytest exits 5 when it collected nothing: for us that is a broken suite.
 test: image
-	$(PY) -m pytest $(PYTEST_ARGS)
+	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: the suite is broken" >&2; exit 1; fi; \
+	exit $$rc
 
 bench: $(STAMP)
 	$(VENV)/bin/arena bench splendor-duel --seconds 10
