@@ -8,6 +8,8 @@ can send a line, read one line before a deadline, and stop with an
 
 from __future__ import annotations
 
+import os
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -91,7 +93,14 @@ class BotProcess(ABC):
     @abstractmethod
     def stop(self, reason: ExitKind | None = None) -> ExitReport:
         """Tear down (idempotent): close streams, kill, wait, remove.
-        `reason` records why we stopped it (TIMEOUT, OUTPUT_TOO_LARGE)."""
+        `reason` records why we stopped it (TIMEOUT, OUTPUT_TOO_LARGE).
+        Never raises for the bot's sake; teardown trouble goes in `detail`."""
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
 
 class Backend(ABC):
@@ -107,3 +116,35 @@ class Backend(ABC):
     @abstractmethod
     def self_check(self) -> str | None:
         """None when the backend can launch bots here, else the reason."""
+
+
+def classify_exit(
+    *, running_at_stop: bool, reason: ExitKind | None, exit_code: int | None, oom_killed: bool
+) -> ExitKind:
+    """One rule for every backend: a memory kill the bot did not survive wins,
+    then the reason we stopped it for, then how it ended by itself."""
+    if oom_killed and not running_at_stop:
+        return ExitKind.MEMORY
+    if reason is not None:
+        return reason
+    if running_at_stop:
+        return ExitKind.RUNNING_AT_STOP
+    return ExitKind.EXITED if exit_code == 0 else ExitKind.CRASHED
+
+
+def check_bot_dir(bot_dir: Path) -> Path:
+    """The absolute bot directory, or SandboxError: it must hold main.py and
+    both must be readable by others, since bots run as an unprivileged user.
+    A bad directory is the platform's fault (uploads are checked before)."""
+    bot_dir = Path(bot_dir).resolve()
+    main = bot_dir / "main.py"
+    try:
+        dir_mode = os.stat(bot_dir).st_mode
+        main_mode = os.stat(main).st_mode
+    except OSError as exc:
+        raise SandboxError(f"bot directory unusable: {exc}") from exc
+    if not stat.S_ISDIR(dir_mode) or not stat.S_ISREG(main_mode):
+        raise SandboxError(f"{bot_dir} must be a directory holding a main.py file")
+    if dir_mode & 0o005 != 0o005 or main_mode & 0o004 != 0o004:
+        raise SandboxError(f"{bot_dir} and its main.py must be readable by others (chmod o+rX)")
+    return bot_dir
