@@ -1,0 +1,333 @@
+"""The state of one Splendor Duel game and its legal actions.
+
+Layout chosen for speed (bots search with the engine): per-seat counters
+live in flat lists (`tokens[seat * 7 + type]`, `bonus[seat * 5 + colour]`),
+things that change rarely (decks, purchased and reserved cards, royal cards,
+pending effects) are tuples replaced on change and shared between clones, and
+the legal list is computed once per position and cached.
+
+Transitions live in rules.py, views and snapshots in views.py, the text
+picture in render.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine import GameState, IllegalAction, MalformedAction, Outcome
+from arena.games.splendor_duel import actions as A
+from arena.games.splendor_duel import render, rules, views
+from arena.games.splendor_duel.board import CELLS_BY_NAME
+from arena.games.splendor_duel.cards import (
+    CARD_COST,
+    CARD_IS_JOKER,
+    EMPTY,
+    GEMS_BY_NAME,
+    GOLD,
+    NON_GOLD_BY_NAME,
+    TOKENS_BY_NAME,
+)
+from arena.rng import Rng
+
+GAME_ID = "splendor-duel"
+
+# phases (one decision each); names as shown in views
+MAIN, COPY, MATCH, STEAL, ROYAL, DISCARD, OVER = range(7)
+PHASE_NAMES = ("main", "copy", "match", "steal", "royal", "discard", "over")
+MAX_RESERVED = 3  # RULES.md §7.2
+
+
+class SplendorDuelState(GameState):
+    game_id = GAME_ID
+
+    __slots__ = (
+        "board",  # 25 token types or EMPTY
+        "bag",  # 7 counts (derivable, kept for speed)
+        "tokens",  # 14 counts: seat * 7 + token type
+        "bonus",  # 10: seat * 5 + gem colour (gem cards + placed copy cards)
+        "colour_points",  # 10: points grouped under each colour (§1)
+        "prestige",  # [p0, p1]: jewel + royal card points
+        "crowns",  # [c0, c1]
+        "privileges",  # [p0, p1]; the supply holds the rest of 3
+        "cards",  # (tuple, tuple): purchased card numbers per seat
+        "copies",  # tuple of (card, colour) for placed copy-colour cards
+        "reserved",  # (tuple, tuple): reserved card numbers per seat
+        "blind",  # tuple of card numbers reserved from a deck (hidden, §10)
+        "pyramid",  # 12 slots: card number or EMPTY
+        "decks",  # (tuple, tuple, tuple): per level, top card last
+        "royals",  # tuple of royal numbers still available
+        "royals_owned",  # (tuple, tuple)
+        "active",
+        "phase",
+        "pending",  # tuple of (kind, arg) effects still to resolve (§8)
+        "replenished",  # replenished this turn (§3: no privileges after it)
+        "play_again",
+        "step_count",
+        "turn",
+        "first_seat",
+        "step_cap",
+        "options",
+        "rng",
+        "result",
+        "_legal",
+    )
+
+    # -- engine contract ---------------------------------------------------------
+    @property
+    def seat_count(self) -> int:
+        return 2
+
+    @property
+    def step(self) -> int:
+        return self.step_count
+
+    def to_act(self) -> list[int]:
+        return [] if self.result is not None else [self.active]
+
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def outcome(self) -> Outcome | None:
+        return self.result
+
+    def legal_actions(self, seat: int) -> list[str]:
+        if self.result is not None or seat != self.active:
+            return []
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal[:]  # a copy: callers may keep or change it
+
+    def apply(self, seat: int, action: str) -> None:
+        decoded = A.DECODE.get(action) if isinstance(action, str) else None
+        if decoded is None:
+            raise MalformedAction(f"not a {GAME_ID} action: {action!r}")
+        if self.result is not None:
+            raise IllegalAction(f"{action!r}: the game is over")
+        if seat != self.active:
+            raise IllegalAction(f"{action!r}: seat {seat} is not to act")
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        if action not in legal:
+            raise IllegalAction(f"{action!r} is not legal now ({PHASE_NAMES[self.phase]} phase)")
+        rules.HANDLERS[decoded[0]](self, decoded)
+        self._legal = None
+        self.step_count += 1
+        if self.result is None and self.step_count >= self.step_cap:
+            rules.end_by_step_cap(self)
+
+    def clone(self) -> SplendorDuelState:
+        c = object.__new__(SplendorDuelState)
+        c.board = self.board[:]
+        c.bag = self.bag[:]
+        c.tokens = self.tokens[:]
+        c.bonus = self.bonus[:]
+        c.colour_points = self.colour_points[:]
+        c.prestige = self.prestige[:]
+        c.crowns = self.crowns[:]
+        c.privileges = self.privileges[:]
+        c.pyramid = self.pyramid[:]
+        c.cards = self.cards
+        c.copies = self.copies
+        c.reserved = self.reserved
+        c.blind = self.blind
+        c.decks = self.decks
+        c.royals = self.royals
+        c.royals_owned = self.royals_owned
+        c.active = self.active
+        c.phase = self.phase
+        c.pending = self.pending
+        c.replenished = self.replenished
+        c.play_again = self.play_again
+        c.step_count = self.step_count
+        c.turn = self.turn
+        c.first_seat = self.first_seat
+        c.step_cap = self.step_cap
+        c.options = self.options
+        c.rng = Rng(self.rng.state)
+        c.result = self.result
+        c._legal = self._legal  # never mutated in place, so shared safely
+        return c
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        return views.observation(self, seat)
+
+    def spectator_view(self) -> dict[str, Any]:
+        return views.observation(self, None)
+
+    def snapshot(self) -> dict[str, Any]:
+        return views.snapshot(self)
+
+    def render(self) -> str:
+        return render.render(self)
+
+    def describe_action(self, seat: int, action: str) -> str:
+        return render.describe(self, seat, action)
+
+    def check_invariants(self) -> None:
+        """RULES.md §12, raised as AssertionError (hook of the conformance test)."""
+        rules.check_invariants(self)
+
+    # -- legal actions -----------------------------------------------------------
+    def _compute_legal(self) -> list[str]:
+        phase = self.phase
+        if phase == MAIN:
+            return self._main_actions()
+        seat = self.active
+        if phase == DISCARD:
+            base = seat * 7
+            tokens = self.tokens
+            return [A.DISCARD_TEXT[t] for t in TOKENS_BY_NAME if tokens[base + t]]
+        if phase == COPY:
+            # §8.2: a colour of a gem card the player owns; copy cards only
+            # ever sit on such colours, so a positive bonus means one exists.
+            bonus = self.bonus
+            return [A.COPY_TEXT[c] for c in GEMS_BY_NAME if bonus[seat * 5 + c]]
+        if phase == MATCH:
+            colour = self.pending[0][1]
+            board = self.board
+            return [A.MATCH_TEXT[c] for c in CELLS_BY_NAME if board[c] == colour]
+        if phase == STEAL:
+            base = (1 - seat) * 7
+            tokens = self.tokens
+            return [A.STEAL_TEXT[t] for t in NON_GOLD_BY_NAME if tokens[base + t]]
+        if phase == ROYAL:
+            return [A.ROYAL_TEXT[r] for r in self.royals]
+        return []
+
+    def _main_actions(self) -> list[str]:
+        """§3 steps 1–3: optional privileges and replenish, then the mandatory action.
+
+        Category lists are each in string order and concatenated in the
+        string order of their first words: buy < pass < priv < replenish <
+        reserve < take, so the result is sorted without sorting.
+        """
+        seat = self.active
+        board = self.board
+        takeable = 0
+        gold_cells = []
+        for c in CELLS_BY_NAME:
+            t = board[c]
+            if t >= 0:
+                if t == GOLD:
+                    gold_cells.append(c)
+                else:
+                    takeable |= 1 << c
+        takes = [text for mask, text in A.TAKE_TABLE if mask & takeable == mask]
+        buys = self._buy_actions(seat)
+
+        reserves: list[str] = []
+        reserved = self.reserved[seat]
+        if gold_cells and len(reserved) < MAX_RESERVED:
+            # §7.2; §11 rows 9–12: needs a gold on the board and a card to take
+            visible = sorted(card for card in self.pyramid if card >= 0)
+            decks = [lv - 1 for lv in (1, 2, 3) if self.decks[lv - 1]]
+            for c in gold_cells:
+                row = A.RESERVE_TEXT[c]
+                reserves.extend([row[card] for card in visible])
+                deck_row = A.RESERVE_DECK_TEXT[c]
+                reserves.extend([deck_row[i] for i in decks])
+
+        privs: list[str] = []
+        if self.privileges[seat] and not self.replenished:
+            # §5: any non-gold token, no adjacency; §11 row 5: not after replenishing
+            privs = [A.PRIV_TEXT[c] for c in CELLS_BY_NAME if takeable >> c & 1]
+        can_replenish = not self.replenished and any(self.bag)  # §6, §11 row 6
+
+        if buys or takes or reserves:
+            out = buys
+            out.extend(privs)
+            if can_replenish:
+                out.append(A.REPLENISH_TEXT)
+            out.extend(reserves)
+            out.extend(takes)
+            return out
+        if can_replenish:  # §7.4, §11 row 7: the replenish is forced
+            privs.append(A.REPLENISH_TEXT)
+            return privs
+        # §11 row 8 [ENG]: nothing possible and no replenish: skip the action
+        return [A.PASS_TEXT, *privs]
+
+    def _buy_actions(self, seat: int) -> list[str]:
+        """§7.3: pyramid and own reserved cards, one action per gold allocation."""
+        base = seat * 7
+        tokens = self.tokens
+        gold = tokens[base + GOLD]
+        b = seat * 5
+        bw, bb, bg, br, bk = self.bonus[b : b + 5]
+        has_gem_card = bw or bb or bg or br or bk  # §7.3: needed for copy cards
+        tw, tb, tg, tr, tk, tp = tokens[base : base + 6]
+        out: list[str] = []
+        candidates = [card for card in self.pyramid if card >= 0]
+        candidates.extend(self.reserved[seat])
+        candidates.sort()
+        for card in candidates:
+            if not has_gem_card and CARD_IS_JOKER[card]:
+                continue
+            cw, cb, cg, cr, ck, cp = CARD_COST[card]
+            # §7.3: bonuses lower gem prices, never below zero; pearls never
+            pw = cw - bw if cw > bw else 0
+            pb = cb - bb if cb > bb else 0
+            pg = cg - bg if cg > bg else 0
+            pr = cr - br if cr > br else 0
+            pk = ck - bk if ck > bk else 0
+            short = (
+                (pw - tw if pw > tw else 0)
+                + (pb - tb if pb > tb else 0)
+                + (pg - tg if pg > tg else 0)
+                + (pr - tr if pr > tr else 0)
+                + (pk - tk if pk > tk else 0)
+                + (cp - tp if cp > tp else 0)
+            )
+            if short > gold:
+                continue
+            if gold == 0 or not (pw or pb or pg or pr or pk or cp):
+                out.append(A.BUY_TEXT[card])  # one way to pay (§11 row 19: maybe free)
+                continue
+            price = (pw, pb, pg, pr, pk, cp)
+            have = (
+                tw if tw < pw else pw,
+                tb if tb < pb else pb,
+                tg if tg < pg else pg,
+                tr if tr < pr else pr,
+                tk if tk < pk else pk,
+                tp if tp < cp else cp,
+            )
+            out.extend(A.payment_actions(card, price, have, gold))
+        return out
+
+
+def empty_state() -> SplendorDuelState:
+    """A blank state for the setup and restore code to fill in."""
+    s = object.__new__(SplendorDuelState)
+    s.board = [EMPTY] * 25
+    s.bag = [0] * 7
+    s.tokens = [0] * 14
+    s.bonus = [0] * 10
+    s.colour_points = [0] * 10
+    s.prestige = [0, 0]
+    s.crowns = [0, 0]
+    s.privileges = [0, 0]
+    s.cards = ((), ())
+    s.copies = ()
+    s.reserved = ((), ())
+    s.blind = ()
+    s.pyramid = [EMPTY] * 12
+    s.decks = ((), (), ())
+    s.royals = ()
+    s.royals_owned = ((), ())
+    s.active = 0
+    s.phase = MAIN
+    s.pending = ()
+    s.replenished = False
+    s.play_again = False
+    s.step_count = 0
+    s.turn = 1
+    s.first_seat = 0
+    s.step_cap = 0
+    s.options = {}
+    s.rng = Rng(0)
+    s.result = None
+    s._legal = None
+    return s
