@@ -70,7 +70,9 @@ def interpreter_facts(python: str) -> dict:
     out = subprocess.run([python, "-I", "-c", code], check=True, capture_output=True, text=True)
     facts = json.loads(out.stdout)
     if facts["prefix"] != "/usr":
-        sys.exit(f"{python} has prefix {facts['prefix']}; use the distribution's /usr/bin/python3.X")
+        sys.exit(
+            f"{python} has prefix {facts['prefix']}; use the distribution's /usr/bin/python3.X"
+        )
     return facts
 
 
@@ -136,8 +138,15 @@ def content_hash(copies: dict[str, str], generated: dict[str, bytes]) -> str:
     return digest.hexdigest()[:16]
 
 
-def materialise(root: Path, copies: dict[str, str], generated: dict[str, bytes], python: str) -> None:
-    for link, target in (("bin", "usr/bin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"), ("sbin", "usr/sbin")):
+def materialise(
+    root: Path, copies: dict[str, str], generated: dict[str, bytes], python: str
+) -> None:
+    for link, target in (
+        ("bin", "usr/bin"),
+        ("lib", "usr/lib"),
+        ("lib64", "usr/lib64"),
+        ("sbin", "usr/sbin"),
+    ):
         (root / "usr" / target[4:]).mkdir(parents=True, exist_ok=True)
         (root / link).symlink_to(target)
     for dest, src in copies.items():
@@ -152,7 +161,13 @@ def materialise(root: Path, copies: dict[str, str], generated: dict[str, bytes],
         else:
             target.write_bytes(data)
             target.chmod(0o644)
-    for folder, mode in (("tmp", 0o1777), ("bot", 0o755), ("proc", 0o755), ("dev", 0o755), ("sys", 0o755)):
+    for folder, mode in (
+        ("tmp", 0o1777),
+        ("bot", 0o755),
+        ("proc", 0o755),
+        ("dev", 0o755),
+        ("sys", 0o755),
+    ):
         (root / folder).mkdir(exist_ok=True)
         (root / folder).chmod(mode)
     compile_dirs = [str(p) for p in (root / "usr/lib").glob("python3*")]
@@ -160,8 +175,21 @@ def materialise(root: Path, copies: dict[str, str], generated: dict[str, bytes],
         compile_dirs.append(str(root / EXTRA_LIB_DIR.lstrip("/")))
     # unchecked-hash: no stat of the source at import, no writes attempted
     subprocess.run(
-        [python, "-I", "-m", "compileall", "-q", "-j0", "--invalidation-mode", "unchecked-hash",
-         "-s", str(root), "-p", "/", *compile_dirs],
+        [
+            python,
+            "-I",
+            "-m",
+            "compileall",
+            "-q",
+            "-j0",
+            "--invalidation-mode",
+            "unchecked-hash",
+            "-s",
+            str(root),
+            "-p",
+            "/",
+            *compile_dirs,
+        ],
         check=True,
     )
 
@@ -198,10 +226,17 @@ def image_exists(ref: str) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default="/usr/bin/python3.11")
-    parser.add_argument("--extra-lib", action="append", type=Path, default=[],
-                        help=f"directory of packages to install at {EXTRA_LIB_DIR} (repeatable)")
+    parser.add_argument(
+        "--extra-lib",
+        action="append",
+        type=Path,
+        default=[],
+        help=f"directory of packages to install at {EXTRA_LIB_DIR} (repeatable)",
+    )
     parser.add_argument("--repo", default="gemarena-bot")
-    parser.add_argument("--alias", default=os.environ.get("SANDBOX_IMAGE") or "gemarena-bot:current")
+    parser.add_argument(
+        "--alias", default=os.environ.get("SANDBOX_IMAGE") or "gemarena-bot:current"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild even if the hash tag exists")
     parser.add_argument("--rootfs-only", type=Path, help="write the root tree here; no import")
     args = parser.parse_args(argv)
@@ -229,13 +264,21 @@ def main(argv: list[str] | None = None) -> int:
         with open(tar_path, "rb") as tar:
             docker(
                 "import",
-                "-c", "USER 65534:65534",
-                "-c", "WORKDIR /bot",
-                "-c", 'CMD ["/usr/bin/python3", "-I", "-u", "/bot/main.py"]',
-                "-c", "LABEL gemarena.image=1 gemarena.image.kind=hostcopy",
-                "-m", f"gemarena host-copy bot image ({len(copies)} files)",
-                "-", tag,
-                stdin=tar, check=True, stdout=subprocess.DEVNULL,
+                "-c",
+                "USER 65534:65534",
+                "-c",
+                "WORKDIR /bot",
+                "-c",
+                'CMD ["/usr/bin/python3", "-I", "-u", "/bot/main.py"]',
+                "-c",
+                "LABEL gemarena.image=1 gemarena.image.kind=hostcopy",
+                "-m",
+                f"gemarena host-copy bot image ({len(copies)} files)",
+                "-",
+                tag,
+                stdin=tar,
+                check=True,
+                stdout=subprocess.DEVNULL,
             )
         size = tar_path.stat().st_size
     docker("tag", tag, args.alias, check=True)

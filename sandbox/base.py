@@ -109,7 +109,9 @@ class Backend(ABC):
     safe_for_untrusted: bool
 
     @abstractmethod
-    def launch(self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None) -> BotProcess:
+    def launch(
+        self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None
+    ) -> BotProcess:
         """Start `python3 -I -u main.py` in bot_dir. Raises SandboxError on a
         system failure; a bot that dies at start shows up as EOF on read."""
 

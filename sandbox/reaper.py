@@ -1,0 +1,55 @@
+"""Remove bot containers left behind by a crashed worker.
+
+Only containers carrying the label `gemarena.sandbox=1` are considered (the
+Docker filter selects them and the labels are checked again here), and only
+those older than the longest match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from typing import Any
+
+from sandbox.docker_backend import LABEL, LABEL_CREATED, DockerBackend, _api_errors
+
+REAP_AFTER_ENV = "SANDBOX_REAP_AFTER_S"
+DEFAULT_REAP_AFTER_S = 3 * 3600  # longer than any match, start-up included
+
+
+def default_older_than_s() -> float:
+    return float(os.environ.get(REAP_AFTER_ENV) or DEFAULT_REAP_AFTER_S)
+
+
+def reap(
+    older_than_s: float,
+    *,
+    api: Any = None,
+    extra_labels: dict[str, str] | None = None,
+    dry_run: bool = False,
+    now: float | None = None,
+) -> list[str]:
+    """Force-remove our containers created more than `older_than_s` ago;
+    returns their names. `extra_labels` narrows the selection further."""
+    api = api or DockerBackend().api()
+    now = time.time() if now is None else now
+    wanted = {LABEL: "1", **(extra_labels or {})}
+    filters = {"label": [f"{key}={value}" for key, value in wanted.items()]}
+    removed = []
+    for info in api.containers(all=True, filters=filters):
+        labels = info.get("Labels") or {}
+        if any(labels.get(key) != value for key, value in wanted.items()):
+            continue  # never touch what we did not label
+        try:
+            created = float(labels.get(LABEL_CREATED) or info["Created"])
+        except (TypeError, ValueError):
+            created = float(info["Created"])
+        if now - created < older_than_s:
+            continue
+        name = (info.get("Names") or [info["Id"][:12]])[0].lstrip("/")
+        if not dry_run:
+            with contextlib.suppress(*_api_errors()):
+                api.remove_container(info["Id"], force=True, v=True)
+        removed.append(name)
+    return removed
