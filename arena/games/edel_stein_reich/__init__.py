@@ -1,0 +1,98 @@
+"""Edel, Stein & Reich (Reinhard Staupe, alea 2003) for 3–5 seats.
+
+Importing this package registers the game. Rules: docs/games/edel-stein-reich.md.
+The card lists and several numbers are *house values* (placeholders for
+printed values no public source gives); an operator can replace them with
+the `components` option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena.engine import GameDef, OptionError, OptionSpec, SnapshotError
+from arena.games.edel_stein_reich.components import check_seat_count, parse_components
+from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS, parse_option
+from arena.games.edel_stein_reich.state import GAME_ID, RULES_VERSION, EsrState
+from arena.registry import register
+
+BARTER_WINNERS = ("offer", "more_gems")
+
+
+def _barter_winner(value: Any) -> str:
+    if value not in BARTER_WINNERS:
+        raise ValueError(f"expected one of {', '.join(BARTER_WINNERS)}, got {value!r}")
+    return value
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value in ("true", "1", "yes"):
+        return True
+    if value in ("false", "0", "no"):
+        return False
+    raise ValueError(f"expected true or false, got {value!r}")
+
+
+class EdelSteinReich(GameDef):
+    id = GAME_ID
+    name = "Edel, Stein & Reich"
+    seat_counts = (3, 4, 5)
+    rules_version = RULES_VERSION
+    step_cap = 20_000
+    notice = (
+        "Plays with house values: the gem and event card lists, scoring-card money, "
+        "certificate prizes and tie rules are placeholders, not the printed values."
+    )
+    options = {
+        "components": OptionSpec(
+            None,
+            "component data replacing the house values: a path to a JSON file or inline JSON",
+            parse_option,
+        ),
+        "barter_winner": OptionSpec(
+            "offer",
+            "who acts after a trade: 'offer' = the maker of the accepted offer (public "
+            "sources); 'more_gems' = the seat with more gems, red first (project summary)",
+            _barter_winner,
+        ),
+        "money_visible": OptionSpec(
+            True, "whether every seat sees the others' money (false: own money only)", _bool
+        ),
+    }
+
+    def _components(self, clean: Mapping[str, Any], seats: int):
+        comp = DEFAULT_COMPONENTS if clean["components"] is None else None
+        try:
+            if comp is None:
+                comp = parse_components(clean["components"])
+            check_seat_count(comp, seats)
+        except ValueError as exc:
+            raise OptionError(f"option 'components' of {self.id}: {exc}") from None
+        return comp
+
+    def new(self, seats: int, seed: int, options: Mapping[str, Any] | None = None) -> EsrState:
+        self.check_seats(seats)
+        clean = self.validate_options(options)
+        return EsrState(seats, seed, self._components(clean, seats), clean, self.step_cap)
+
+    def restore(self, snapshot: Mapping[str, Any]) -> EsrState:
+        if not isinstance(snapshot, Mapping) or snapshot.get("game") != self.id:
+            raise SnapshotError(f"not a snapshot of {self.id}")
+        if snapshot.get("version") != self.rules_version:
+            raise SnapshotError(
+                f"snapshot of rules version {snapshot.get('version')!r}, "
+                f"engine is {self.rules_version!r}"
+            )
+        try:
+            seats = snapshot["seats"]
+            self.check_seats(seats)
+            clean = self.validate_options(snapshot["options"])
+            return EsrState.from_snapshot(dict(snapshot), self._components(clean, seats), clean)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SnapshotError(f"bad {self.id} snapshot: {exc}") from None
+
+
+GAME = register(EdelSteinReich())
