@@ -21,14 +21,26 @@ from __future__ import annotations
 
 from itertools import product
 
-from arena.games.splendor_duel.board import CELL_COUNT, CELL_NAMES, CELLS, SEGMENTS, segment_text
+from arena.games.splendor_duel.board import (
+    BIT,
+    CELL_COUNT,
+    CELL_NAMES,
+    CELLS,
+    CELLS_BY_NAME,
+    SEGMENTS,
+    SIZE,
+    segment_text,
+)
 from arena.games.splendor_duel.cards import (
+    CARD_COST,
     CARD_COUNT,
     CARD_IDS,
+    CARD_IS_JOKER,
     GEMS,
     GOLD,
     LEVELS,
     PAYABLE,
+    PEARL,
     ROYAL_IDS,
     TOKEN_LETTERS,
     TOKEN_NAMES,
@@ -42,14 +54,62 @@ COPY, MATCH, STEAL, ROYAL, DISCARD = range(7, 12)
 REPLENISH_TEXT = "replenish"
 PASS_TEXT = "pass"
 
-#: (bit mask of the cells, action string) for every segment, in string order
+#: (mask of the cells, action string) for every segment, in string order
 TAKE_TABLE: tuple[tuple[int, str], ...] = tuple(
     sorted(
-        ((sum(1 << c for c in seg), f"take {segment_text(seg)}") for seg in SEGMENTS),
+        ((sum(BIT[c] for c in seg), f"take {segment_text(seg)}") for seg in SEGMENTS),
         key=lambda item: item[1],
     )
 )
+# A segment's first cell (in name order) is in its leftmost column, and a
+# segment spans at most 3 columns: so the takes starting in column k depend
+# only on the 15 mask bits of columns k..k+2, and the take strings of column
+# k all sort before those of column k+1. The lists are memoised per column.
+_COLUMN_BITS = SIZE
+_WINDOW = (1 << (3 * _COLUMN_BITS)) - 1
+_TAKES_BY_COLUMN = tuple(
+    tuple(
+        (mask >> (col * _COLUMN_BITS), text)
+        for mask, text in TAKE_TABLE
+        if (mask & -mask).bit_length() - 1 in range(col * _COLUMN_BITS, (col + 1) * _COLUMN_BITS)
+    )
+    for col in range(SIZE)
+)
+_TAKE_CACHE: tuple[dict[int, list[str]], ...] = tuple({} for _ in range(SIZE))
+
+
+def take_actions(takeable: int) -> list[str]:
+    """§7.1: every segment whose cells all hold a non-gold token, in string order."""
+    out: list[str] = []
+    for col in range(SIZE):
+        key = (takeable >> (col * _COLUMN_BITS)) & _WINDOW
+        cache = _TAKE_CACHE[col]
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = [t for m, t in _TAKES_BY_COLUMN[col] if m & key == m]
+        out += found
+    return out
+
+
 PRIV_TEXT = tuple(f"priv {CELL_NAMES[c]}" for c in CELLS)
+#: _PRIV_BY_COLUMN[col][5 mask bits]: the privilege actions of that column
+_PRIV_BY_COLUMN = tuple(
+    tuple(
+        [PRIV_TEXT[CELLS_BY_NAME[col * SIZE + r]] for r in range(SIZE) if bits >> r & 1]
+        for bits in range(1 << SIZE)
+    )
+    for col in range(SIZE)
+)
+
+
+def priv_actions(takeable: int) -> list[str]:
+    """§5: one action per cell holding a non-gold token, in string order."""
+    out: list[str] = []
+    for col in range(SIZE):
+        out += _PRIV_BY_COLUMN[col][(takeable >> (col * SIZE)) & 31]
+    return out
+
+
 MATCH_TEXT = tuple(f"match {CELL_NAMES[c]}" for c in CELLS)
 #: RESERVE_TEXT[cell][card], RESERVE_DECK_TEXT[cell][level - 1]
 RESERVE_TEXT = tuple(tuple(f"reserve {CELL_NAMES[c]} {cid}" for cid in CARD_IDS) for c in CELLS)
@@ -76,7 +136,7 @@ def buy_text(card: int, gold: tuple[int, ...]) -> str:
 def _vocabulary() -> dict[str, tuple]:
     decode: dict[str, tuple] = {REPLENISH_TEXT: (REPLENISH,), PASS_TEXT: (PASS,)}
     for mask, text in TAKE_TABLE:
-        decode[text] = (TAKE, tuple(c for c in CELLS if mask >> c & 1))
+        decode[text] = (TAKE, tuple(c for c in CELLS if mask & BIT[c]), mask)
     for c in CELLS:
         decode[PRIV_TEXT[c]] = (PRIV, c)
         decode[MATCH_TEXT[c]] = (MATCH, c)
@@ -105,6 +165,50 @@ DECODE: dict[str, tuple] = _vocabulary()
 assert len(CELL_NAMES) == CELL_COUNT
 
 # -- payments (RULES.md §7.3) -------------------------------------------------
+# Affordability of every card at once: DEFICIT[t][v] packs, in 8 bits per
+# card (card k in bits 8k..8k+7), how many units of type t a card still
+# asks for when the player covers v of them (bonus + tokens for a gem, tokens
+# for the pearl). Summing the six packed numbers gives every card's shortfall
+# in one go; a card is affordable when its shortfall is at most the gold held.
+# Sums stay below 6 * 8 + JOKER_BLOCK < 256, so fields never overflow.
+FIELD_BITS = 8
+FIELD_MASK = (1 << FIELD_BITS) - 1
+_MAX_COVER = 64
+DEFICIT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum(max(0, CARD_COST[card][t] - v) << (FIELD_BITS * card) for card in range(CARD_COUNT))
+        for v in range(_MAX_COVER)
+    )
+    for t in PAYABLE
+)
+#: added for a player without a gem card: copy cards become unaffordable (§11 row 13)
+JOKER_BLOCK = sum(100 << (FIELD_BITS * card) for card in range(CARD_COUNT) if CARD_IS_JOKER[card])
+_PRICE_CACHE: dict[tuple[int, ...], tuple[tuple[int, tuple[int, ...]], ...]] = {}
+_UNBUYABLE = 1 << 30
+
+
+def prices_for(bonus: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Per card, (total price, price per payable type) for a player with these bonuses.
+
+    Bonuses lower gem prices, never below zero; pearl prices are never
+    lowered (§7.3). A copy-colour card is priced out of reach for a player
+    without a gem card, i.e. without any bonus (§7.3, §11 row 13).
+    """
+    hit = _PRICE_CACHE.get(bonus)
+    if hit is not None:
+        return hit
+    table = []
+    for card in range(CARD_COUNT):
+        cost = CARD_COST[card]
+        price = (*(max(0, cost[c] - bonus[c]) for c in range(len(bonus))), cost[PEARL])
+        total = sum(price) if any(bonus) or not CARD_IS_JOKER[card] else _UNBUYABLE
+        table.append((total, price))
+    if len(_PRICE_CACHE) > 100_000:
+        _PRICE_CACHE.clear()
+    _PRICE_CACHE[bonus] = found = tuple(table)
+    return found
+
+
 _PAYMENT_CACHE: dict[tuple, list[str]] = {}
 
 

@@ -24,6 +24,31 @@ CELL_NAMES: tuple[str, ...] = tuple(cell_name(c) for c in CELLS)
 CELL_INDEX = {name: c for c, name in enumerate(CELL_NAMES)}
 #: cells in the string order of their names (a1, a2, ..., e5)
 CELLS_BY_NAME: tuple[int, ...] = tuple(sorted(CELLS, key=lambda c: CELL_NAMES[c]))
+#: Board masks number their bits in name order (bit k = CELLS_BY_NAME[k]), so
+#: a column is 5 adjacent bits and a mask's cells come out already sorted.
+BIT: tuple[int, ...] = tuple(1 << CELLS_BY_NAME.index(c) for c in CELLS)
+
+
+def board_masks(board: list[int], gold: int) -> tuple[int, int]:
+    """(mask of cells holding a non-gold token, mask of cells holding gold)."""
+    takeable = gold_mask = 0
+    for c, t in enumerate(board):
+        if t == gold:
+            gold_mask |= BIT[c]
+        elif t >= 0:
+            takeable |= BIT[c]
+    return takeable, gold_mask
+
+
+def mask_cells(mask: int) -> list[int]:
+    """The cells of a mask, in name order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(CELLS_BY_NAME[low.bit_length() - 1])
+        mask ^= low
+    return out
+
 
 #: RULES.md §2 and §6: tokens are placed on empty cells in this order
 SPIRAL: tuple[int, ...] = tuple(r * SIZE + c for r, c in DATA["spiral_fill_order"])

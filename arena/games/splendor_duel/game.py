@@ -7,8 +7,8 @@ from typing import Any
 
 from arena.engine import GameDef, OptionSpec
 from arena.games.splendor_duel import views
-from arena.games.splendor_duel.board import SPIRAL
-from arena.games.splendor_duel.cards import LEVEL_CARDS, ROYAL_IDS, SLOT_LEVEL, TOKEN_SUPPLY
+from arena.games.splendor_duel.board import SPIRAL, board_masks
+from arena.games.splendor_duel.cards import GOLD, LEVEL_CARDS, ROYAL_IDS, SLOT_LEVEL, TOKEN_SUPPLY
 from arena.games.splendor_duel.state import GAME_ID, SplendorDuelState, empty_state
 from arena.rng import Rng
 
@@ -75,6 +75,7 @@ class SplendorDuel(GameDef):
         rng.shuffle(bag)
         for cell, t in zip(SPIRAL, bag, strict=True):
             s.board[cell] = t
+        s.takeable, s.gold_mask = board_masks(s.board, GOLD)
         s.royals = tuple(range(len(ROYAL_IDS)))  # §2.3
         # §2.4, §11 row 25: the second player takes 1 privilege
         first = rng.below(2) if clean["first_seat"] == "random" else clean["first_seat"]

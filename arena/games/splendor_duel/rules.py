@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from arena.engine import Outcome, ranks_from_keys
 from arena.games.splendor_duel import actions as A
-from arena.games.splendor_duel.board import SPIRAL
+from arena.games.splendor_duel.board import BIT, SPIRAL, board_masks
 from arena.games.splendor_duel.cards import (
     CARD_BONUS,
     CARD_COLOUR,
@@ -78,6 +78,7 @@ def do_priv(s: SplendorDuelState, action: tuple) -> None:
     s.privileges[seat] -= 1
     s.tokens[seat * 7 + s.board[cell]] += 1
     s.board[cell] = EMPTY
+    s.takeable &= ~BIT[cell]
 
 
 def do_replenish(s: SplendorDuelState, action: tuple) -> None:
@@ -95,6 +96,7 @@ def do_replenish(s: SplendorDuelState, action: tuple) -> None:
             k += 1
     for t in range(7):
         bag[t] = 0
+    s.takeable, s.gold_mask = board_masks(board, GOLD)
     s.replenished = True
     gain_privilege(s, 1 - s.active)  # even for a single token
 
@@ -108,6 +110,7 @@ def do_take(s: SplendorDuelState, action: tuple) -> None:
     taken = [board[c] for c in action[1]]
     for c in action[1]:
         board[c] = EMPTY
+    s.takeable &= ~action[2]
     base = seat * 7
     for t in taken:
         tokens[base + t] += 1
@@ -137,6 +140,7 @@ def do_reserve_deck(s: SplendorDuelState, action: tuple) -> None:
 
 def _take_gold(s: SplendorDuelState, cell: int) -> None:
     s.board[cell] = EMPTY
+    s.gold_mask &= ~BIT[cell]
     s.tokens[s.active * 7 + GOLD] += 1
 
 
@@ -243,6 +247,7 @@ def do_match(s: SplendorDuelState, action: tuple) -> None:
     cell = action[1]
     s.tokens[s.active * 7 + s.board[cell]] += 1
     s.board[cell] = EMPTY
+    s.takeable &= ~BIT[cell]
     s.pending = s.pending[1:]
     end_of_effects(s)
 
@@ -378,6 +383,7 @@ HANDLERS = {
 def check_invariants(s: SplendorDuelState) -> None:
     """RULES.md §12 plus the consistency of the derived counters."""
     board = s.board
+    assert (s.takeable, s.gold_mask) == board_masks(board, GOLD), "board masks out of date"
     for t in range(7):
         total = board.count(t) + s.bag[t] + s.tokens[t] + s.tokens[7 + t]
         assert total == TOKEN_SUPPLY[t], f"{TOKEN_NAMES[t]}: {total} != {TOKEN_SUPPLY[t]}"

@@ -17,10 +17,8 @@ from typing import Any
 from arena.engine import GameState, IllegalAction, MalformedAction, Outcome
 from arena.games.splendor_duel import actions as A
 from arena.games.splendor_duel import render, rules, views
-from arena.games.splendor_duel.board import CELLS_BY_NAME
+from arena.games.splendor_duel.board import CELLS_BY_NAME, mask_cells
 from arena.games.splendor_duel.cards import (
-    CARD_COST,
-    CARD_IS_JOKER,
     EMPTY,
     GEMS_BY_NAME,
     GOLD,
@@ -41,7 +39,9 @@ class SplendorDuelState(GameState):
     game_id = GAME_ID
 
     __slots__ = (
-        "board",  # 25 token types or EMPTY
+        "board",  # 25 token types or EMPTY, row-major
+        "takeable",  # mask of cells holding a non-gold token (bits: board.BIT)
+        "gold_mask",  # mask of cells holding gold
         "bag",  # 7 counts (derivable, kept for speed)
         "tokens",  # 14 counts: seat * 7 + token type
         "bonus",  # 10: seat * 5 + gem colour (gem cards + placed copy cards)
@@ -120,6 +120,8 @@ class SplendorDuelState(GameState):
     def clone(self) -> SplendorDuelState:
         c = object.__new__(SplendorDuelState)
         c.board = self.board[:]
+        c.takeable = self.takeable
+        c.gold_mask = self.gold_mask
         c.bag = self.bag[:]
         c.tokens = self.tokens[:]
         c.bonus = self.bonus[:]
@@ -204,26 +206,17 @@ class SplendorDuelState(GameState):
         reserve < take, so the result is sorted without sorting.
         """
         seat = self.active
-        board = self.board
-        takeable = 0
-        gold_cells = []
-        for c in CELLS_BY_NAME:
-            t = board[c]
-            if t >= 0:
-                if t == GOLD:
-                    gold_cells.append(c)
-                else:
-                    takeable |= 1 << c
-        takes = [text for mask, text in A.TAKE_TABLE if mask & takeable == mask]
+        takeable = self.takeable
+        takes = A.take_actions(takeable)
         buys = self._buy_actions(seat)
 
         reserves: list[str] = []
         reserved = self.reserved[seat]
-        if gold_cells and len(reserved) < MAX_RESERVED:
+        if self.gold_mask and len(reserved) < MAX_RESERVED:
             # §7.2; §11 rows 9–12: needs a gold on the board and a card to take
             visible = sorted(card for card in self.pyramid if card >= 0)
             decks = [lv - 1 for lv in (1, 2, 3) if self.decks[lv - 1]]
-            for c in gold_cells:
+            for c in mask_cells(self.gold_mask):
                 row = A.RESERVE_TEXT[c]
                 reserves.extend([row[card] for card in visible])
                 deck_row = A.RESERVE_DECK_TEXT[c]
@@ -232,7 +225,7 @@ class SplendorDuelState(GameState):
         privs: list[str] = []
         if self.privileges[seat] and not self.replenished:
             # §5: any non-gold token, no adjacency; §11 row 5: not after replenishing
-            privs = [A.PRIV_TEXT[c] for c in CELLS_BY_NAME if takeable >> c & 1]
+            privs = A.priv_actions(takeable)
         can_replenish = not self.replenished and any(self.bag)  # §6, §11 row 6
 
         if buys or takes or reserves:
@@ -254,45 +247,39 @@ class SplendorDuelState(GameState):
         base = seat * 7
         tokens = self.tokens
         gold = tokens[base + GOLD]
+        tw, tb, tg, tr, tk, tp = tokens[base : base + 6]
         b = seat * 5
         bw, bb, bg, br, bk = self.bonus[b : b + 5]
-        has_gem_card = bw or bb or bg or br or bk  # §7.3: needed for copy cards
-        tw, tb, tg, tr, tk, tp = tokens[base : base + 6]
+        d = A.DEFICIT  # see actions.py: every card's shortfall in one number
+        short = d[0][bw + tw] + d[1][bb + tb] + d[2][bg + tg] + d[3][br + tr] + d[4][bk + tk]
+        short += d[5][tp]
+        if not (bw or bb or bg or br or bk):
+            short += A.JOKER_BLOCK
         out: list[str] = []
         candidates = [card for card in self.pyramid if card >= 0]
         candidates.extend(self.reserved[seat])
         candidates.sort()
+        prices = None
         for card in candidates:
-            if not has_gem_card and CARD_IS_JOKER[card]:
+            if (short >> (card << 3)) & 255 > gold:
                 continue
-            cw, cb, cg, cr, ck, cp = CARD_COST[card]
-            # §7.3: bonuses lower gem prices, never below zero; pearls never
-            pw = cw - bw if cw > bw else 0
-            pb = cb - bb if cb > bb else 0
-            pg = cg - bg if cg > bg else 0
-            pr = cr - br if cr > br else 0
-            pk = ck - bk if ck > bk else 0
-            short = (
-                (pw - tw if pw > tw else 0)
-                + (pb - tb if pb > tb else 0)
-                + (pg - tg if pg > tg else 0)
-                + (pr - tr if pr > tr else 0)
-                + (pk - tk if pk > tk else 0)
-                + (cp - tp if cp > tp else 0)
-            )
-            if short > gold:
-                continue
-            if gold == 0 or not (pw or pb or pg or pr or pk or cp):
+            if gold == 0:
                 out.append(A.BUY_TEXT[card])  # one way to pay (§11 row 19: maybe free)
                 continue
-            price = (pw, pb, pg, pr, pk, cp)
+            if prices is None:
+                prices = A.prices_for((bw, bb, bg, br, bk))
+            total, price = prices[card]
+            if total == 0:
+                out.append(A.BUY_TEXT[card])
+                continue
+            pw, pb, pg, pr, pk, pp = price
             have = (
                 tw if tw < pw else pw,
                 tb if tb < pb else pb,
                 tg if tg < pg else pg,
                 tr if tr < pr else pr,
                 tk if tk < pk else pk,
-                tp if tp < cp else cp,
+                tp if tp < pp else pp,
             )
             out.extend(A.payment_actions(card, price, have, gold))
         return out
@@ -302,6 +289,8 @@ def empty_state() -> SplendorDuelState:
     """A blank state for the setup and restore code to fill in."""
     s = object.__new__(SplendorDuelState)
     s.board = [EMPTY] * 25
+    s.takeable = 0
+    s.gold_mask = 0
     s.bag = [0] * 7
     s.tokens = [0] * 14
     s.bonus = [0] * 10

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from arena.engine import Outcome, SnapshotError
-from arena.games.splendor_duel.board import CELL_COUNT, SIZE
+from arena.games.splendor_duel.board import CELL_COUNT, SIZE, board_masks
 from arena.games.splendor_duel.cards import (
     CARD_BONUS,
     CARD_COLOUR,
@@ -23,6 +23,7 @@ from arena.games.splendor_duel.cards import (
     CARD_LEVEL,
     CARD_POINTS,
     EMPTY,
+    GOLD,
     ROYAL_IDS,
     ROYAL_INDEX,
     ROYAL_POINTS,
@@ -155,6 +156,7 @@ def restore(data: Mapping[str, Any], rules_version: str) -> SplendorDuelState:
         s.board = [TOKEN_CODES[t] if t is not None else EMPTY for row in data["board"] for t in row]
         if len(s.board) != CELL_COUNT:
             raise ValueError("board size")
+        s.takeable, s.gold_mask = board_masks(s.board, GOLD)
         s.pyramid = [
             CARD_INDEX[c] if c is not None else EMPTY for lv in data["pyramid"] for c in lv
         ]
