@@ -12,10 +12,42 @@ from arena.engine import (
     OptionError,
     Outcome,
 )
+from arena.protocol import FaultKind
 from arena.registry import all_games, get_game
+from arena.replay import (
+    ReplayError,
+    replay_from_bytes,
+    replay_to_bytes,
+    spectator_frames,
+    verify_replay,
+)
+from arena.runner import play_match
+from arena.runner_types import (
+    BotSpec,
+    Fault,
+    MatchRequest,
+    MatchResult,
+    SeatTiming,
+    SystemFault,
+    TimeControl,
+)
 from arena.sandboxes import SandboxStatus, sandbox_status
 
 __all__ = [
+    "BotSpec",
+    "Fault",
+    "FaultKind",
+    "MatchRequest",
+    "MatchResult",
+    "ReplayError",
+    "SeatTiming",
+    "SystemFault",
+    "TimeControl",
+    "play_match",
+    "replay_from_bytes",
+    "replay_to_bytes",
+    "spectator_frames",
+    "verify_replay",
     "EngineError",
     "GameDef",
     "GameState",

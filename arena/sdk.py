@@ -1,0 +1,105 @@
+"""The bot side of protocol v1 in one stdlib-only file (docs/bots.md).
+
+A bot is one function of (observation, legal actions):
+
+    from arena.sdk import run
+
+    def decide(observation, legal):
+        return legal[0]            # or (action, "a short debug note")
+
+    run(decide)
+
+`decide` may take a third argument, the whole request message (step, seat,
+time left). Anything the bot prints goes to stderr, its private debug log:
+the SDK keeps stdout for the protocol. An exception in `decide` ends the bot
+(a crash: the seat forfeits), with the traceback in the debug log.
+
+This file imports nothing from the rest of arena, so it can also be copied
+next to a bot's main.py as `gemarena_sdk.py`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+PROTOCOL_VERSION = 1
+
+Decision = str | tuple[str, str]
+Decide = Callable[..., Decision]
+
+
+class Match:
+    """What the start message said: game, seat, seats, options, time."""
+
+    def __init__(self, start: dict[str, Any]) -> None:
+        self.start = start
+        self.game: str = start.get("game", "")
+        self.seat: int = start.get("seat", 0)
+        self.seats: int = start.get("seats", 0)
+        self.options: dict[str, Any] = start.get("options", {})
+        self.time: dict[str, int] = start.get("time", {})
+        self.outcome: dict[str, Any] | None = None
+
+
+def _reply(action: str, note: str = "") -> str:
+    if note:
+        return json.dumps({"action": action, "note": note[:300]}, ensure_ascii=False)
+    return json.dumps(action, ensure_ascii=False)
+
+
+def run(
+    decide: Decide,
+    *,
+    on_start: Callable[[Match], None] | None = None,
+    on_end: Callable[[Match], None] | None = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+) -> Match | None:
+    """Answer the referee until the end message or end of input."""
+    inp = stdin or sys.stdin
+    out = stdout or sys.stdout
+    if stdout is None:
+        sys.stdout = sys.stderr  # a stray print() must not break the protocol
+    wants_request = _arity(decide) >= 3
+    match: Match | None = None
+    for line in inp:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "start":
+            if message.get("protocol") != PROTOCOL_VERSION:
+                print(f"sdk: referee speaks protocol {message.get('protocol')}", file=sys.stderr)
+            match = Match(message)
+            if on_start is not None:
+                on_start(match)
+            out.write('"ready"\n')
+        elif kind == "request":
+            args = (message["observation"], message["legal"])
+            decision = decide(*args, message) if wants_request else decide(*args)
+            if isinstance(decision, tuple):
+                out.write(_reply(str(decision[0]), str(decision[1])) + "\n")
+            else:
+                out.write(_reply(str(decision)) + "\n")
+        elif kind == "end":
+            if match is not None:
+                match.outcome = message.get("outcome")
+                if on_end is not None:
+                    on_end(match)
+            break
+        out.flush()
+    return match
+
+
+def _arity(func: Callable[..., Any]) -> int:
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return 3
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
