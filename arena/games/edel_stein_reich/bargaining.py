@@ -59,20 +59,26 @@ def stage_counts(
     standing offer for all counts from some minimum up to the holding.
     """
     stage = len(partial)
-    size = value = 0
-    for c, k in enumerate(partial):
-        size += k
-        value += k * barter[c]
-    for c in range(stage + 1, 4):
-        size += holding[c]
-        value += holding[c] * barter[c]
+    b0, b1, b2, b3 = barter
+    h0, h1, h2, h3 = holding
+    # size and value of the partial offer plus every gem of the later colours
+    if stage == 0:
+        size, value = h1 + h2 + h3, h1 * b1 + h2 * b2 + h3 * b3
+    elif stage == 1:
+        k0 = partial[0]
+        size, value = k0 + h2 + h3, k0 * b0 + h2 * b2 + h3 * b3
+    elif stage == 2:
+        k0, k1 = partial
+        size, value = k0 + k1 + h3, k0 * b0 + k1 * b1 + h3 * b3
+    else:
+        k0, k1, k2 = partial
+        size, value = k0 + k1 + k2, k0 * b0 + k1 * b1 + k2 * b2
     held = holding[stage]
-    unit = barter[stage]
-    lo = 0
-    while lo <= held:
-        s = size + lo
-        if s > standing_size or (s == standing_size and value + lo * unit > standing_value):
-            break
+    # smallest k with (size + k, value + k·unit) > (standing_size, standing_value)
+    lo = standing_size - size
+    if lo < 0:
+        lo = 0
+    elif value + lo * barter[stage] <= standing_value:
         lo += 1
     return range(lo, held + 1)
 

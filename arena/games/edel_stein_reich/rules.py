@@ -21,6 +21,7 @@ BARGAIN = "bargain"
 OVER = "over"
 
 PHASES = 3
+ACCEPT_ONLY = ["accept"]
 
 
 # -- set-up -------------------------------------------------------------------
@@ -123,6 +124,7 @@ def begin_bargain(st, a: int, pair: list[int]) -> bool:
     st.bar_seats = (o, other)
     st.bar_maker = -1
     st.bar_standing = (0, 0, 0, 0)
+    st.bar_size = st.bar_value = 0
     st.bar_build = []
     st.phase = BARGAIN
     st.actor = o
@@ -130,15 +132,17 @@ def begin_bargain(st, a: int, pair: list[int]) -> bool:
 
 
 def bargain_legal(st) -> list[str]:
-    seat = st.actor
-    barter = st.comp.barter_value
-    size, value = bargaining.size_value(st.bar_standing, barter)
-    holding = st.gems[seat]
     build = st.bar_build
-    if not build and not bargaining.can_raise(holding, size, value, barter):
-        return ["accept"]  # §6.3 forcing rule: no raise → must accept
-    counts = bargaining.stage_counts(holding, build, size, value, barter)
-    return bargaining.stage_actions(len(build), counts, not build and st.bar_maker >= 0)
+    counts = bargaining.stage_counts(
+        st.gems[st.actor], build, st.bar_size, st.bar_value, st.comp.barter_value
+    )
+    if not build:
+        if not counts:
+            # No count of red leads to a beating offer, so no raise exists:
+            # §6.3 forcing rule, the seat must accept.
+            return ACCEPT_ONLY
+        return bargaining.stage_actions(0, counts, st.bar_maker >= 0)
+    return bargaining.stage_actions(len(build), counts, False)
 
 
 def bargain_offer(st, seat: int, arg: str) -> bool:
@@ -147,6 +151,7 @@ def bargain_offer(st, seat: int, arg: str) -> bool:
     if len(build) < 4:
         return False
     st.bar_standing = tuple(build)
+    st.bar_size, st.bar_value = bargaining.size_value(build, st.comp.barter_value)
     st.bar_maker = seat
     st.bar_build = []
     st.log.append(("offer", seat, st.bar_standing))

@@ -65,6 +65,8 @@ SCALAR_FIELDS = (
     "res_idx",
     "bar_action",
     "bar_maker",
+    "bar_size",
+    "bar_value",
     "pick_left",
     "pick_ctx",
     "tribute_to",
@@ -112,6 +114,7 @@ class EsrState(GameState):
         self.bar_seats: tuple[int, ...] = ()
         self.bar_maker = -1
         self.bar_standing: tuple[int, ...] = (0, 0, 0, 0)
+        self.bar_size = self.bar_value = 0
         self.bar_build: list[int] = []
         self.pick_left = 0
         self.pick_queue: list[int] = []
@@ -168,21 +171,21 @@ class EsrState(GameState):
             if action not in legal:
                 self._reject(seat, action, "")
         self._legal = None
-        rules.handle(self, seat, action)
+        head, _, arg = action.partition(" ")
+        if rules.HANDLERS[head](self, seat, arg):
+            rules.finish_action(self)
         self.step += 1
-        self._settle()
-        if self.step >= self.step_cap and self.phase != rules.OVER:
-            rules.end_game(self, "step cap")
-
-    def _settle(self) -> None:
-        """Carry out forced decisions until a seat has a real choice."""
-        while self.phase != rules.COMMIT and self.phase != rules.OVER:
-            legal = rules.legal(self)
+        # Carry out forced decisions (one legal action) until a seat has a real choice.
+        phase = self.phase
+        while phase != rules.COMMIT and phase != rules.OVER:
+            legal = rules.bargain_legal(self) if phase == rules.BARGAIN else rules.legal(self)
             if len(legal) > 1:
                 self._legal = legal
-                return
+                break
             rules.handle(self, self.actor, legal[0])
-        self._legal = None
+            phase = self.phase
+        if self.step >= self.step_cap and phase != rules.OVER:
+            rules.end_game(self, "step cap")
 
     def _reject(self, seat: Any, action: Any, why: str) -> None:
         if not isinstance(action, str) or not ACTION_GRAMMAR.fullmatch(action):
