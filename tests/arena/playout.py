@@ -1,0 +1,79 @@
+"""Helpers shared by the generic engine tests: games, seeded random playouts.
+
+A playout is a seed plus the actions chosen: the actions come from a
+separate generator (`arena.rng.Rng`, seeded from the game seed), so every
+playout is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from arena.engine import GameDef, GameState
+from arena.registry import all_games
+from arena.rng import Rng
+
+
+def game_cases() -> list[tuple[GameDef, int]]:
+    """(game, seat count) for every registered game and each of its seat counts."""
+    return [(game, seats) for game in all_games() for seats in game.seat_counts]
+
+
+def case_id(case: tuple[GameDef, int]) -> str:
+    return f"{case[0].id}-{case[1]}p"
+
+
+@dataclass
+class Playout:
+    game: GameDef
+    seats: int
+    seed: int
+    moves: list[tuple[int, str]] = field(default_factory=list)
+    final: GameState | None = None
+
+
+def play(
+    game: GameDef,
+    seats: int,
+    seed: int,
+    on_step: Callable[[GameState, int], None] | None = None,
+) -> Playout:
+    """A uniform-random game; `on_step(state, step)` runs before each action and at the end.
+
+    In a simultaneous phase the seat to commit is drawn at random too, so the
+    order of commits is exercised.
+    """
+    state = game.new(seats, seed)
+    chooser = Rng(seed * 7919 + 17)
+    result = Playout(game, seats, seed)
+    cap = state_cap(game)
+    while True:
+        if on_step is not None:
+            on_step(state, len(result.moves))
+        to_act = state.to_act()
+        if not to_act:
+            break
+        assert len(result.moves) < cap, f"{game.id}: still running after the step cap {cap}"
+        seat = to_act[chooser.below(len(to_act))]
+        legal = state.legal_actions(seat)
+        action = legal[chooser.below(len(legal))]
+        state.apply(seat, action)
+        result.moves.append((seat, action))
+    result.final = state
+    return result
+
+
+def replay(
+    game: GameDef, seats: int, seed: int, moves: list[tuple[int, str]]
+) -> Iterator[GameState]:
+    """The states of a recorded game: the start, then after every move."""
+    state = game.new(seats, seed)
+    yield state
+    for seat, action in moves:
+        state.apply(seat, action)
+        yield state
+
+
+def state_cap(game: GameDef) -> int:
+    return int(game.step_cap)
