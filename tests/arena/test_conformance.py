@@ -80,7 +80,7 @@ def check_outcome(state: GameState, game: GameDef, seats: int) -> None:
     outcome = state.outcome()
     assert outcome is not None
     assert len(outcome.ranks) == seats and len(outcome.scores) == seats
-    for seat, rank in enumerate(outcome.ranks):
+    for rank in outcome.ranks:
         better = sum(1 for r in outcome.ranks if r < rank)
         assert rank == better + 1, f"ranks {outcome.ranks} are not competition ranks"
     assert isinstance(outcome.reason, str) and outcome.reason
@@ -113,7 +113,9 @@ def test_same_seed_and_actions_give_the_same_states(case: tuple[GameDef, int]) -
     game, seats = case
     for seed in SEEDS:
         digests: list[str] = []
-        playout = play(game, seats, seed, lambda s, step: digests.append(digest(s.snapshot())))
+        playout = play(
+            game, seats, seed, lambda s, _step, out=digests: out.append(digest(s.snapshot()))
+        )
         again = [digest(s.snapshot()) for s in replay(game, seats, seed, playout.moves)]
         assert again == digests, f"seed {seed}: replay differs"
 
