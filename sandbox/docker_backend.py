@@ -100,16 +100,22 @@ class DockerBackend(Backend):
                 raise SandboxError(f"Docker engine unreachable: {exc}") from exc
         return self._client
 
-    def self_check(self) -> str | None:
+    def engine_problem(self) -> str | None:
+        """None when the Docker engine answers, else why not."""
         try:
-            api = self.api()
-            api.ping()
+            self.api().ping()
         except SandboxError as exc:
             return str(exc)
         except _api_errors() as exc:
             return f"Docker engine unreachable: {exc}"
+        return None
+
+    def self_check(self) -> str | None:
+        problem = self.engine_problem()
+        if problem:
+            return problem
         try:
-            api.inspect_image(self.image)
+            self.api().inspect_image(self.image)
         except _api_errors() as exc:
             return (
                 f"bot image {self.image!r} missing ({exc.__class__.__name__}); "

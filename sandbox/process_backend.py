@@ -332,7 +332,12 @@ class ProcessBot(BotProcess):
             return self._report
         t0 = time.monotonic()
         self._drain_stderr()
-        running = self._proc.poll() is None
+        # alive = its output had not ended (as for Docker); a bot whose
+        # output ended gets a moment to exit by itself, so its own code counts
+        running = not self._eof and self._proc.poll() is None
+        if self._eof:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=0.5)
         details: list[str] = []
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             with contextlib.suppress(OSError):
