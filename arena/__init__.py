@@ -21,7 +21,8 @@ from arena.replay import (
     spectator_frames,
     verify_replay,
 )
-from arena.runner import play_match
+from arena.runner import play_match, reap_sandboxes
+from arena.runner_bots import BotNotFound, builtin_bot_dir
 from arena.runner_types import (
     BotSpec,
     Fault,
@@ -34,6 +35,7 @@ from arena.runner_types import (
 from arena.sandboxes import SandboxStatus, sandbox_status
 
 __all__ = [
+    "BotNotFound",
     "BotSpec",
     "Fault",
     "FaultKind",
@@ -43,7 +45,9 @@ __all__ = [
     "SeatTiming",
     "SystemFault",
     "TimeControl",
+    "builtin_bot_dir",
     "play_match",
+    "reap_sandboxes",
     "replay_from_bytes",
     "replay_to_bytes",
     "spectator_frames",

@@ -14,6 +14,10 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "games": ("arena.cmd_games", "list the games, their seat counts and options"),
     "bench": ("arena.bench", "play uniform-random games on one core and print their speed"),
+    "play": ("arena.cmd_play", "play one match between bots in the sandbox; write its replay"),
+    "tournament": ("arena.cmd_tournament", "round robin between bots: win rates and Elo"),
+    "replay": ("arena.cmd_replay", "verify a replay by re-simulation, or show its positions"),
+    "new-bot": ("arena.cmd_new_bot", "write a starter bot for a game into a directory"),
 }
 
 

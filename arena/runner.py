@@ -43,7 +43,6 @@ from arena.runner_types import (
     TimeControl,
     final_outcome,
 )
-from arena.sdk_lib import bot_lib
 from sandbox.base import BotProcess, ExitKind, ExitReport, Limits, ReadStatus, SandboxError
 
 log = logging.getLogger(__name__)
@@ -92,6 +91,18 @@ def sandbox_limits(overrides: Mapping[str, Any], time_control: TimeControl) -> L
     return Limits(**values)
 
 
+def reap_sandboxes(older_than_s: float | None = None) -> list[str]:
+    """Remove bot containers left by a crashed worker (only ours, only old
+    ones); [] when Docker is not in use here."""
+    try:
+        from sandbox.reaper import default_older_than_s, reap
+
+        return reap(default_older_than_s() if older_than_s is None else older_than_s)
+    except Exception as exc:  # best effort: no engine here, or it is down
+        log.info("reaper skipped: %s", exc)
+        return []
+
+
 class _Seat:
     def __init__(self, index: int, bot: BotSpec, bank_ms: int) -> None:
         self.index = index
@@ -117,7 +128,10 @@ class _Match:
         self.game.check_seats(self.seat_count)
         self.options = self.game.validate_options(request.options)
         self.time = request.time
-        self.limits = sandbox_limits(request.limits, request.time)
+        limits = dict(request.limits)
+        if request.memory_mib is not None:
+            limits["memory_mib"] = request.memory_mib
+        self.limits = sandbox_limits(limits, request.time)
         self.tag = request.match_id or secrets.token_hex(4)
         self.seats = [_Seat(i, bot, self.time.bank_ms) for i, bot in enumerate(request.bots)]
         self.steps: list[dict[str, Any]] = []
@@ -130,6 +144,8 @@ class _Match:
         if self.backend.name == "process" and getattr(self.backend, "extra_lib", "") is None:
             # bots import arena.sdk (and the engines) from here; the Docker
             # image has the same directory built in (arena/sdk_lib.py)
+            from arena.sdk_lib import bot_lib
+
             self.backend.extra_lib = bot_lib()
 
     # -- the whole match ---------------------------------------------------

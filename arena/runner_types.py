@@ -63,6 +63,7 @@ class MatchRequest:
 
     limits: sandbox limits as a mapping of `sandbox.Limits` field names
     (memory_mib, cpus, pids, ...); missing fields keep their defaults.
+    memory_mib: shorthand for limits["memory_mib"].
     sandbox: "auto", "docker" or "process".
     match_id: put on the sandboxes' names and labels, to find them.
     """
@@ -73,6 +74,7 @@ class MatchRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
     time: TimeControl = field(default_factory=TimeControl)
     limits: Mapping[str, Any] = field(default_factory=dict)
+    memory_mib: int | None = None
     sandbox: str = "auto"
     match_id: str = ""
 

@@ -2,7 +2,7 @@
 
 A bot is one function of (observation, legal actions):
 
-    from arena.sdk import run
+    from gemarena_sdk import run      # this file, on every bot's sys.path
 
     def decide(observation, legal):
         return legal[0]            # or (action, "a short debug note")
@@ -14,22 +14,25 @@ time left). Anything the bot prints goes to stderr, its private debug log:
 the SDK keeps stdout for the protocol. An exception in `decide` ends the bot
 (a crash: the seat forfeits), with the traceback in the debug log.
 
-This file imports nothing from the rest of arena, so it can also be copied
-next to a bot's main.py as `gemarena_sdk.py`.
+This file imports nothing from the rest of arena, and little of the standard
+library (start-up time counts): the bot library (arena/sdk_lib.py) carries a
+copy of it as the top-level module `gemarena_sdk`, so a bot does not pay for
+importing the `arena` package unless it uses the engines.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import sys
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TextIO
+
+    Decide = Callable[..., str | tuple[str, str]]
 
 PROTOCOL_VERSION = 1
-
-Decision = str | tuple[str, str]
-Decide = Callable[..., Decision]
 
 
 class Match:
@@ -96,10 +99,13 @@ def run(
 
 
 def _arity(func: Callable[..., Any]) -> int:
-    try:
-        params = inspect.signature(func).parameters.values()
-    except (TypeError, ValueError):
-        return 2
-    if any(p.kind == p.VAR_POSITIONAL for p in params):
+    """Positional parameters of `decide` (no `inspect`: it is slow to import)."""
+    code = getattr(func, "__code__", None)
+    if code is None:  # a callable object: look at its __call__
+        code = getattr(getattr(func, "__call__", None), "__code__", None)  # noqa: B004
+        if code is None:
+            return 2
+        return code.co_argcount - 1
+    if code.co_flags & 0x04:  # CO_VARARGS
         return 3
-    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    return code.co_argcount - (1 if hasattr(func, "__self__") else 0)

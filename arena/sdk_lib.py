@@ -1,5 +1,6 @@
-"""The library directory bots may import: `arena` (the SDK and the engines,
-for bots that search) and `sandbox` (which `arena/__init__` imports).
+"""The library directory bots may import: `gemarena_sdk` (a copy of
+arena/sdk.py, fast to import), `arena` (the engines, for bots that search)
+and `sandbox` (which `arena/__init__` imports).
 
 The sandbox backends put one such directory on the bot's sys.path: the
 process backend mounts it at run time (`extra_lib`), the Docker image copies
@@ -38,6 +39,7 @@ def _files() -> list[tuple[str, Path]]:
             if "__pycache__" in path.parts or not path.is_file() or path.suffix not in SUFFIXES:
                 continue
             found.append((str(path.relative_to(ROOT)), path))
+    found.append(("gemarena_sdk.py", ROOT / "arena" / "sdk.py"))
     return found
 
 

@@ -2,7 +2,7 @@
 
 import random
 
-from arena.sdk import run
+from gemarena_sdk import run
 
 rng = random.Random()
 

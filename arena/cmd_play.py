@@ -1,0 +1,84 @@
+"""`arena play GAME BOT...`: one match, exactly as the ladder runs it."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from arena.cmd_common import add_match_arguments, parse_options, time_control
+from arena.engine import OptionError
+from arena.replay import save_replay
+from arena.runner import play_match
+from arena.runner_bots import BotNotFound, resolve_bot
+from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="a game id (see `arena games`)")
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="one per seat: a directory with main.py, a .py file, or builtin:NAME")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="replay file (default: <game>-seed<N>.replay.json.gz)")  # fmt: skip
+    parser.add_argument("--no-replay", action="store_true", help="do not write a replay")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print every step")
+    add_match_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="gemarena-play-"))
+    workdir.chmod(0o755)
+    try:
+        try:
+            request = MatchRequest(
+                game=args.game,
+                bots=[BotSpec(*resolve_bot(arg, args.game, workdir)) for arg in args.bots],
+                seed=args.seed,
+                options=parse_options(args.option),
+                time=time_control(args),
+                memory_mib=args.memory_mib,
+                sandbox=args.sandbox,
+            )
+            result = play_match(request, on_step=_print_step if args.verbose else None)
+        except (BotNotFound, OptionError, ValueError) as exc:
+            print(f"arena play: {exc}", file=sys.stderr)
+            return 2
+        except SystemFault as exc:
+            print(f"arena play: system fault (not the bots' fault): {exc}", file=sys.stderr)
+            return 3
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    print_result(result)
+    if not args.no_replay:
+        out = args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
+        save_replay(out, result.replay)
+        print(f"replay: {out}")
+    return 0
+
+
+def _print_step(event: dict) -> None:
+    note = f"  [{event['note']}]" if event["note"] else ""
+    forced = " (forced)" if event["forced"] else f" ({event['think_ms']:.0f} ms)"
+    print(f"{event['step']:4d}  {event['description']}{forced}{note}")
+
+
+def print_result(result: MatchResult) -> None:
+    outcome = result.outcome
+    print(f"{result.game}, seed {result.seed}: {outcome.reason}")
+    for seat, label in enumerate(result.labels):
+        fault = result.faults[seat]
+        line = f"  seat {seat}  rank {outcome.ranks[seat]}  score {outcome.scores[seat]:g}  {label}"
+        line += f"  think {result.think_ms[seat]:.0f} ms"
+        if fault is not None:
+            line += f"\n          FORFEIT {fault.kind} at step {fault.step}: {fault.detail}"
+        print(line)
+        if fault is not None and result.stderr_tails[seat].strip():
+            tail = result.stderr_tails[seat].strip().splitlines()[-5:]
+            print("          stderr: " + "\n                  ".join(tail))
+    t = result.timings
+    print(
+        f"  {int(t['decisions'])} decisions; wall {t['wall_ms']:.0f} ms (start-up {t['startup_ms']:.0f} ms)"
+    )
