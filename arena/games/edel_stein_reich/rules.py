@@ -118,7 +118,7 @@ def begin_bargain(st, a: int, pair: list[int]) -> bool:
     if not any(st.gems[o]):  # §6.3 [H]: an opener without gems passes the opening
         o, other = other, o
         if not any(st.gems[o]):
-            st.log.append(("void", a, (o, other)))
+            st.log.append(("void", a, tuple(sorted(pair))))
             return False
     st.bar_action = a
     st.bar_seats = (o, other)

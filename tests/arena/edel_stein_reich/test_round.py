@@ -1,0 +1,163 @@
+"""A round: secret commits, resolution order, collisions, Free Choice, supply limits."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from arena.engine import IllegalAction
+from tests.arena.edel_stein_reich.helpers import (
+    commit_all,
+    give_gem_card,
+    new,
+    offer,
+    set_all_gems,
+    set_gems,
+    set_offered,
+    set_supply,
+)
+
+
+def test_every_uncommitted_seat_is_to_act_at_once():
+    st = new(4)
+    assert st.to_act() == [0, 1, 2, 3]
+    assert all(st.legal_actions(s) == ["play event", "play gems", "play money"] for s in range(4))
+    st.apply(2, "play money")
+    assert st.to_act() == [0, 1, 3]
+    assert st.legal_actions(2) == []
+    with pytest.raises(IllegalAction):
+        st.apply(2, "play gems")  # a choice is final
+    assert new(5).legal_actions(0) == ["play event", "play free", "play gems", "play money"]
+    with pytest.raises(IllegalAction):
+        st.apply(0, "play free")  # Free Choice only with 5 seats
+
+
+def test_commit_order_never_changes_the_result():
+    choices = {0: "money", 1: "money", 2: "gems", 3: "event"}
+    results = set()
+    for order in itertools.permutations(range(4)):
+        st = new(4, 9)
+        for seat in order:
+            st.apply(seat, f"play {choices[seat]}")
+        results.add(repr(sorted(st.snapshot().items())))
+    assert len(results) == 1
+
+
+def test_one_chooser_performs_money_and_gems_with_their_own_card():
+    st = new(3, 2)
+    give_gem_card(st, 0, "G07")  # 6 money, 1 red + 1 blue
+    give_gem_card(st, 1, "G25")  # 4 money, 2 yellow + 1 green + 1 blue
+    give_gem_card(st, 2, "G30")
+    set_all_gems(st, [(3, 3, 3, 3)] * 3)
+    set_offered(st, "certificate")
+    commit_all(st, ["money", "gems", "event"])
+    assert st.money[0] == 6
+    # Event (2) resolves before Gems (3): seat 2 decides first
+    assert st.phase == "event_choice" and st.to_act() == [2]
+    assert st.gems[1] == [3, 3, 3, 3]
+    st.apply(2, "take")
+    assert st.gems[1] == [3, 5, 4, 4]
+    assert st.gems[0] == [3, 3, 3, 3]
+
+
+def test_three_choosers_lose_the_action_and_nobody_chose_nothing_happens():
+    st = new(3, 2)
+    commit_all(st, ["money", "money", "money"])
+    assert st.money == [0, 0, 0]
+    assert st.gems == [[3, 3, 3, 3]] * 3
+    assert ("lost", 0, (0, 1, 2)) in st.prev_log
+    assert st.round_no == 1 and st.phase == "commit"  # on to the next round
+    st.check_invariants()
+
+
+def test_actions_resolve_in_number_order_and_later_bargains_see_earlier_trades():
+    # Money is bargained first (seats 0, 1), then Gems (seats 2, 3): the Gems
+    # bargain must see the holdings after the Money trade.
+    st = new(4, 3)
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (2, 2, 2, 2), (2, 2, 2, 2)])
+    commit_all(st, ["money", "money", "gems", "gems"])
+    assert st.phase == "bargain" and st.bar_action == 0 and st.to_act() == [0]
+    offer(st, 0, red=1)
+    st.apply(1, "accept")
+    assert st.phase == "bargain" and st.bar_action == 2  # now the Gems bargain
+    assert st.gems[0] == [0, 1, 1, 1] and st.gems[1] == [4, 3, 3, 3]
+    assert st.to_act() == [2]  # seats 2 and 3 tie on everything: lower seat opens
+
+
+def test_event_with_two_choosers_is_bargained_and_the_winner_takes_the_event():
+    st = new(3, 4)
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
+    commit_all(st, ["event", "event", "money"])
+    assert st.bar_action == 1
+    offer(st, 0, blue=1)
+    st.apply(1, "accept")
+    assert st.phase == "event_choice" and st.to_act() == [0]
+
+
+def five(choices, holdings=None, seed=6):
+    st = new(5, seed)
+    if holdings:
+        set_all_gems(st, holdings)
+    commit_all(st, choices)
+    return st
+
+
+def test_free_choice_alone_returns_one_gem_then_takes_two():
+    st = five(["money", "money", "money", "gems", "free"])
+    assert st.phase == "return" and st.to_act() == [4]
+    assert st.legal_actions(4) == ["return b", "return g", "return r", "return y"]
+    before = list(st.gems[4])
+    st.apply(4, "return b")
+    assert st.phase == "pick" and st.to_act() == [4]
+    st.apply(4, "pick r")
+    st.apply(4, "pick b")  # the returned colour may be taken again
+    assert st.gems[4] == [before[0] + 1, before[1], before[2], before[3]]
+    st.check_invariants()
+
+
+def test_free_choice_alone_without_gems_skips_the_return():
+    st = five(
+        ["money", "money", "money", "gems", "free"],
+        [(3, 3, 3, 3)] * 4 + [(0, 0, 0, 0)],
+    )
+    assert st.phase == "pick" and st.pick_left == 2 and st.to_act() == [4]
+
+
+def test_shared_free_choice_is_never_lost_and_goes_in_priority_order():
+    holdings = [(3, 3, 3, 3), (3, 3, 3, 3), (4, 0, 0, 0), (1, 5, 5, 5), (2, 0, 0, 0)]
+    st = five(["money", "gems", "free", "free", "free"], holdings)
+    # fewer red first: seat 3 (1 red), seat 4 (2), seat 2 (4)
+    assert st.phase == "pick" and st.to_act() == [3]
+    st.apply(3, "pick r")
+    assert st.to_act() == [4]
+    st.apply(4, "pick y")
+    assert st.to_act() == [2]
+    st.apply(2, "pick g")
+    assert st.phase == "commit"
+    assert st.gems[3][0] == 2 and st.gems[4][1] == 1 and st.gems[2][2] == 1
+
+
+def test_gems_gain_is_capped_by_the_supply():
+    st = new(3, 2)
+    give_gem_card(st, 0, "G23")  # 2 red + 1 blue
+    set_supply(st, 1, 5, 5, 0, into=1)
+    set_offered(st, "certificate")
+    commit_all(st, ["gems", "money", "event"])
+    st.apply(2, "take")
+    assert st.gems[0] == [4, 3, 3, 3]  # one red left in the supply, no blue
+    assert st.supply[0] == 0
+    assert ("gain", 0, (1, 0, 0, 0)) in st.prev_log
+    st.check_invariants()
+
+
+def test_picks_list_only_colours_in_stock_and_are_lost_on_an_empty_supply():
+    st = new(5, 6)
+    set_gems(st, 4, 1, 0, 0, 0)
+    set_supply(st, 0, 0, 0, 0, into=0)
+    commit_all(st, ["money", "money", "money", "gems", "free"])
+    # seat 4's only gem is red, so returning it is forced; then the only gem in
+    # the supply is that red, so the first pick is forced and the second is lost
+    assert ("return", 4, 0) in st.prev_log and ("pick", 4, 0) in st.prev_log
+    assert st.phase == "commit"
+    assert st.gems[4] == [1, 0, 0, 0] and st.supply == [0, 0, 0, 0]
