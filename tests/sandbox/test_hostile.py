@@ -27,10 +27,11 @@ def reply_json(result) -> dict:
 def test_good_bot_answers_every_line(harness):
     with harness.launched("good") as bot:
         for n in range(1, 4):
-            assert reply_json(harness.ask(bot, b'{"q": %d}' % n)) == {
+            request = json.dumps({"q": n})
+            assert reply_json(harness.ask(bot, request.encode())) == {
                 "ok": True,
                 "n": n,
-                "echo": '{"q": %d}' % n,
+                "echo": request,
             }
     report = harness.finish(bot)
     assert report.kind is ExitKind.RUNNING_AT_STOP

@@ -20,5 +20,5 @@ for label, pid in (("parent", os.getppid()), ("pid1", 1), ("all", -1)):
         result[label] = f"error:{exc.errno}"
 result["ppid"] = os.getppid()
 print(json.dumps(result), flush=True)
-for line in sys.stdin:
+for _line in sys.stdin:
     print('{"alive": true}', flush=True)
