@@ -1,0 +1,185 @@
+"""The sandbox's own parts: line reassembly, frame demultiplexing, the
+stderr tail, backend choice, the image check and the reaper."""
+
+from __future__ import annotations
+
+import struct
+import time
+
+import pytest
+
+import sandbox
+from sandbox import ExitKind, SandboxError
+from sandbox.base import check_bot_dir, classify_exit
+from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
+
+from .conftest import BOTS, SESSION, SESSION_LABEL
+
+
+def frame(stream: int, payload: bytes) -> bytes:
+    return struct.pack(">BxxxL", stream, len(payload)) + payload
+
+
+def test_demux_handles_frames_split_anywhere_and_lines_across_frames():
+    data = (
+        frame(STDOUT, b'{"a": ')
+        + frame(STDERR, b"log\n")
+        + frame(STDOUT, b'1}\n{"b"')
+        + frame(STDOUT, b": 2}\n")
+    )
+    for step in (1, 3, 7, len(data)):
+        demux, lines, tail = FrameDemux(), LineBuffer(100), Tail(100)
+        for start in range(0, len(data), step):
+            for stream, payload in demux.feed(data[start : start + step]):
+                (lines if stream == STDOUT else tail).feed(payload)
+        assert [lines.pop_line(), lines.pop_line(), lines.pop_line()] == [
+            b'{"a": 1}',
+            b'{"b": 2}',
+            None,
+        ]
+        assert tail.text() == "log\n"
+
+
+def test_line_buffer_caps_a_line_but_keeps_the_complete_ones_before_it():
+    lines = LineBuffer(5)
+    lines.feed(b"12345\n123")
+    lines.feed(b"456")
+    assert lines.pop_line() == b"12345"
+    assert lines.pop_line() is None
+    assert lines.too_large
+    lines.feed(b"\nok\n")  # nothing after an over-long line is trusted
+    assert lines.pop_line() is None and lines.too_large
+
+
+def test_line_buffer_rejects_a_long_line_that_arrives_whole():
+    lines = LineBuffer(5)
+    lines.feed(b"123456\n")
+    assert lines.pop_line() is None
+    assert lines.too_large
+
+
+def test_tail_keeps_the_last_bytes_and_counts_all():
+    tail = Tail(4)
+    for chunk in (b"abc", b"defgh", b"ij"):
+        tail.feed(chunk)
+    assert tail.text() == "ghij"
+    assert tail.total_bytes == 10
+    tail.feed(b"\xff")
+    assert tail.text() == "hij\ufffd"
+
+
+def test_exit_classification_order():
+    assert (
+        classify_exit(
+            running_at_stop=False, reason=ExitKind.TIMEOUT, exit_code=137, oom_killed=True
+        )
+        is ExitKind.MEMORY
+    )
+    assert (
+        classify_exit(running_at_stop=True, reason=ExitKind.TIMEOUT, exit_code=137, oom_killed=True)
+        is ExitKind.TIMEOUT
+    )
+    assert (
+        classify_exit(running_at_stop=True, reason=None, exit_code=137, oom_killed=False)
+        is ExitKind.RUNNING_AT_STOP
+    )
+    assert (
+        classify_exit(running_at_stop=False, reason=None, exit_code=0, oom_killed=False)
+        is ExitKind.EXITED
+    )
+    assert (
+        classify_exit(running_at_stop=False, reason=None, exit_code=139, oom_killed=False)
+        is ExitKind.CRASHED
+    )
+
+
+def test_bot_dir_must_hold_a_readable_main(tmp_path):
+    with pytest.raises(SandboxError, match="unusable"):
+        check_bot_dir(tmp_path / "missing")
+    (tmp_path / "main.py").write_text("")
+    tmp_path.chmod(0o700)
+    with pytest.raises(SandboxError, match="readable by others"):
+        check_bot_dir(tmp_path)
+    tmp_path.chmod(0o755)
+    assert check_bot_dir(tmp_path) == tmp_path.resolve()
+
+
+def test_get_backend_names(monkeypatch):
+    with pytest.raises(SandboxError, match="unknown sandbox backend"):
+        sandbox.get_backend("vm")
+    process = sandbox.get_backend("process")
+    assert process.name == "process" and not process.safe_for_untrusted
+    docker = sandbox.get_backend("docker")
+    assert docker.name == "docker" and docker.safe_for_untrusted
+    monkeypatch.setenv("SANDBOX_BACKEND", "process")
+    assert sandbox.get_backend().name == "process"
+
+
+def test_auto_falls_back_to_process_when_the_image_is_missing(monkeypatch, caplog):
+    monkeypatch.setenv("SANDBOX_IMAGE", "gemarena-bot:no-such-tag-" + SESSION)
+    assert sandbox.get_backend("auto").name == "process"
+    assert "NOT SAFE FOR UNTRUSTED CODE" in caplog.text
+
+
+@pytest.mark.docker
+def test_self_check_names_a_missing_image(docker_backend):
+    from sandbox.docker_backend import DockerBackend
+
+    assert docker_backend.self_check() is None
+    problem = DockerBackend("gemarena-bot:no-such-tag-" + SESSION).self_check()
+    assert problem and "missing" in problem
+
+
+@pytest.mark.docker
+def test_container_name_and_labels(docker_backend):
+    from sandbox.docker_backend import LABEL, LABEL_CREATED
+
+    bot = docker_backend.launch(
+        BOTS / "good", sandbox.Limits(), "seat 1/x", labels={SESSION_LABEL: SESSION}
+    )
+    try:
+        info = docker_backend.api().inspect_container(bot.container_id)
+        labels = info["Config"]["Labels"]
+        assert bot.name.startswith("gemarena-bot-seat-1-x-")
+        assert labels[LABEL] == "1" and abs(float(labels[LABEL_CREATED]) - time.time()) < 60
+        config, host = info["Config"], info["HostConfig"]
+        assert config["StdinOnce"] and config["OpenStdin"] and not config["Tty"]
+        assert config["User"] == "65534:65534"
+        assert host["NetworkMode"] == "none" and host["CapDrop"] == ["ALL"]
+        assert host["ReadonlyRootfs"] and host["Init"] and host["LogConfig"]["Type"] == "none"
+        assert host["Memory"] == host["MemorySwap"] and host["PidsLimit"] == 64
+        assert [m["Source"] for m in info["Mounts"]] == [str((BOTS / "good").resolve())]
+    finally:
+        bot.stop()
+
+
+@pytest.mark.docker
+def test_reaper_removes_only_old_labelled_containers(docker_backend):
+    from sandbox.docker_backend import LABEL, LABEL_CREATED
+    from sandbox.reaper import reap
+
+    api = docker_backend.api()
+    old = {LABEL: "1", LABEL_CREATED: str(time.time() - 7200), SESSION_LABEL: SESSION}
+    fresh = {**old, LABEL_CREATED: str(time.time())}
+    unlabelled = {SESSION_LABEL: SESSION, LABEL_CREATED: str(time.time() - 7200)}
+    ids = []
+    try:
+        for name, labels in (("old", old), ("fresh", fresh), ("foreign", unlabelled)):
+            created = api.create_container(
+                docker_backend.image, ["/usr/bin/python3", "-c", "pass"],
+                name=f"gemarena-test-reap-{name}-{SESSION}", labels=labels,
+                host_config=api.create_host_config(network_mode="none"),
+            )  # fmt: skip
+            ids.append(created["Id"])
+        removed = reap(3600, api=api, extra_labels={SESSION_LABEL: SESSION})
+        assert removed == [f"gemarena-test-reap-old-{SESSION}"]
+        left = api.containers(all=True, filters={"label": f"{SESSION_LABEL}={SESSION}"})
+        assert sorted(c["Names"][0] for c in left) == sorted(
+            [f"/gemarena-test-reap-fresh-{SESSION}", f"/gemarena-test-reap-foreign-{SESSION}"]
+        )
+    finally:
+        for cid in ids:
+            try:
+                api.remove_container(cid, force=True)
+            except Exception:
+                pass
