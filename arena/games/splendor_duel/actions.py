@@ -148,8 +148,7 @@ def _vocabulary() -> dict[str, tuple]:
         decode[COPY_TEXT[t]] = (COPY, t)
     for t in range(len(TOKEN_NAMES)):
         decode[DISCARD_TEXT[t]] = (DISCARD, t)
-        if t != GOLD:  # RULES.md §8.1: gold is never stolen
-            decode[STEAL_TEXT[t]] = (STEAL, t)
+        decode[STEAL_TEXT[t]] = (STEAL, t)  # well formed; never legal for gold (§8.1)
     for r in range(len(ROYAL_IDS)):
         decode[ROYAL_TEXT[r]] = (ROYAL, r)
     max_gold = TOKEN_SUPPLY[GOLD]

@@ -387,7 +387,7 @@ def check_invariants(s: SplendorDuelState) -> None:
     for t in range(7):
         total = board.count(t) + s.bag[t] + s.tokens[t] + s.tokens[7 + t]
         assert total == TOKEN_SUPPLY[t], f"{TOKEN_NAMES[t]}: {total} != {TOKEN_SUPPLY[t]}"
-    assert min(s.tokens) >= 0, "negative token count"
+    assert min(s.tokens) >= 0 and min(s.bag) >= 0, "negative token count"
     assert 0 <= s.privileges[0] + s.privileges[1] <= PRIVILEGES
     assert min(s.privileges) >= 0
     places = [c for deck in s.decks for c in deck] + [c for c in s.pyramid if c >= 0]

@@ -236,11 +236,11 @@ class SplendorDuelState(GameState):
             out.extend(reserves)
             out.extend(takes)
             return out
+        # No take means no non-gold token on the board, so no privilege either.
         if can_replenish:  # §7.4, §11 row 7: the replenish is forced
-            privs.append(A.REPLENISH_TEXT)
-            return privs
+            return [A.REPLENISH_TEXT]
         # §11 row 8 [ENG]: nothing possible and no replenish: skip the action
-        return [A.PASS_TEXT, *privs]
+        return [A.PASS_TEXT]
 
     def _buy_actions(self, seat: int) -> list[str]:
         """§7.3: pyramid and own reserved cards, one action per gold allocation."""
