@@ -295,8 +295,9 @@ class EsrState(GameState):
             # revealed and no resolution is half done.
             assert not self.revealed, "a finished round left its choices on the table"
             assert self.pending_ev < 0 and not self.bar_build, "a finished round left work open"
-        elif self.phase == rules.OVER and self.end_reason != "step cap":
-            assert all(c < 0 for c in self.commits), "action cards not returned at the end"
+        elif self.phase == rules.OVER:
+            if self.end_reason != "step cap":  # a capped game stops wherever it is
+                assert all(c < 0 for c in self.commits), "action cards not returned at the end"
         else:
             assert self.revealed and 0 <= self.actor < self.n, "decision without a reveal"
             assert all(c >= 0 for c in self.commits), "decision before every seat chose"

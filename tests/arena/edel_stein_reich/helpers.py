@@ -38,12 +38,14 @@ def set_supply(st: EsrState, red: int, yellow: int, green: int, blue: int, into:
         last[c] += st.supply[c] - want[c]
         assert last[c] >= 0, "not enough gems to arrange this supply"
     st.supply = want
+    st._legal = None  # the arrangement may change the open decision's list
 
 
 def _fix_supply(st: EsrState) -> None:
     per = st.comp.gems_per_colour
     st.supply = [per - sum(g[c] for g in st.gems) for c in range(4)]
     assert min(st.supply) >= 0
+    st._legal = None
 
 
 def gem_card_index(st: EsrState, card_id: str) -> int:

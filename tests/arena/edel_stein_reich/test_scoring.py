@@ -1,0 +1,105 @@
+"""Scoring after a phase (RULES.md §10), the phase flow, and the final ranking (§11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.games.edel_stein_reich import scoring
+from tests.arena.edel_stein_reich.helpers import hold_event, new, set_all_gems
+
+
+@pytest.mark.parametrize(
+    ("counts", "expected"),
+    [
+        ([5, 3, 2], ([0], 10, 2)),  # sole majority: full value, half of 5 returned, rounded down
+        ([1, 0, 0], ([0], 10, 0)),
+        ([4, 4, 1], ([0, 1], 5, 2)),  # tie: split, each returns 2
+        ([1, 1, 1], ([0, 1, 2], 3, 1)),  # tie: 10 // 3; each returns all it has (1)
+        ([0, 0, 0], ([], 0, 0)),  # nobody holds the colour: nobody scores
+    ],
+)
+def test_majority(counts, expected):
+    assert scoring.majority(counts, 10, 1, False, 2) == expected
+
+
+def test_majority_half_can_round_up():
+    assert scoring.majority([5, 3], 10, 1, True, 2) == ([0], 10, 3)
+
+
+@pytest.mark.parametrize(
+    ("certificates", "prizes"),
+    [
+        ([3, 1, 0], [10, 4, 0]),
+        ([3, 3, 1], [7, 7, 0]),  # tied for most share 10 + 4; no second prize
+        ([3, 1, 1], [10, 2, 2]),  # tied second share 4
+        ([1, 1, 1], [4, 4, 4]),  # 14 // 3
+        ([0, 2, 0], [0, 10, 0]),  # only seats with a certificate compete
+        ([0, 0, 0], [0, 0, 0]),
+    ],
+)
+def test_certificate_prizes(certificates, prizes):
+    assert scoring.certificate_prizes(certificates, (10, 4)) == prizes
+
+
+def test_score_phase_pays_majorities_bonuses_and_certificates_then_cleans_up():
+    st = new(3, 1)
+    set_all_gems(st, [(5, 2, 4, 0), (1, 2, 4, 0), (0, 1, 0, 0)])
+    hold_event(st, 0, "scoring-red-x2")  # seat 0 wins red: +10
+    hold_event(st, 1, "scoring-red-plus-5")  # seat 1 does not: nothing
+    hold_event(st, 1, "scoring-green-plus-3")  # seat 1 ties for green: +3, unsplit
+    hold_event(st, 0, "certificate")
+    hold_event(st, 2, "certificate")
+    hold_event(st, 2, "certificate")
+    scoring.score_phase(st)
+    # red 10 to seat 0 (returns 2); yellow tie 8 → 4 each (return 2 each);
+    # green tie 6 → 3 each (return 2 each); blue: nobody
+    # certificates: seat 2 most (10), seat 0 second (4)
+    assert st.money == [10 + 4 + 3 + 10 + 4, 4 + 3 + 3, 10]
+    assert st.gems == [[3, 0, 2, 0], [1, 0, 2, 0], [0, 1, 0, 0]]
+    assert st.held == [[], [], []]
+    st.check_invariants()
+
+
+def test_a_phase_ends_when_the_gem_deck_is_used_up_and_the_next_is_set_up():
+    st = new(3, 2)
+    assert len(st.set_aside) == 6 and len(st.gem_deck) == 21  # 24 in play, 3 dealt
+    rounds = 0
+    while st.phase_no == 0:
+        # everyone takes Money: lost every round, so nothing but scoring changes
+        for seat in range(3):
+            st.apply(seat, "play money")
+        rounds += 1
+    assert rounds == 8  # 24 cards / 3 seats
+    assert ("scored", 1) in st.prev_log
+    assert st.phase_no == 1 and st.round_no == 0
+    assert len(st.set_aside) == 6 and len(st.gem_deck) == 21 and st.gem_discard == []
+    # all three tie on every colour: 10//3, 8//3, 6//3, 4//3 each and 2 gems back per colour
+    assert st.money == [3 + 2 + 2 + 1] * 3
+    assert st.gems == [[1, 1, 1, 1]] * 3
+    st.check_invariants()
+
+
+@pytest.mark.parametrize(("seats", "rounds"), [(3, 8), (4, 7), (5, 6)])
+def test_three_phases_then_the_game_ends(seats, rounds):
+    st = new(seats, 4)
+    played = 0
+    while not st.is_over():
+        for seat in range(seats):
+            st.apply(seat, "play money")
+        played += 1
+    assert played == 3 * rounds
+    assert st.outcome().reason == "three phases scored"
+
+
+def test_final_ranking_by_money_then_gem_value_then_shared():
+    st = new(4, 1)
+    st.money = [20, 20, 20, 25]
+    st.bank_paid = 85
+    set_all_gems(st, [(1, 0, 0, 0), (0, 1, 0, 1), (0, 0, 2, 0), (0, 0, 0, 0)])
+    st.end_reason = "test"
+    out = scoring.final_outcome(st)
+    # seat 3 richest; seats 0,1,2 tie on money; gem value 4, 4, 4: shared second
+    assert out.ranks == (2, 2, 2, 1)
+    set_all_gems(st, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 2, 0), (0, 0, 0, 0)])
+    assert scoring.final_outcome(st).ranks == (2, 4, 2, 1)
+    assert scoring.final_outcome(st).scores == (20.0, 20.0, 20.0, 25.0)

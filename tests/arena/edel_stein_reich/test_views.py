@@ -1,0 +1,94 @@
+"""Leak tests (change a hidden fact: other seats' views must not change), views, text."""
+
+from __future__ import annotations
+
+import json
+
+from tests.arena.edel_stein_reich.helpers import commit_all, new, set_all_gems, set_offered
+
+
+def views(st):
+    return [st.observation(s) for s in range(st.n)] + [st.spectator_view()]
+
+
+def test_an_uncommitted_choice_is_seen_only_by_its_seat():
+    for hidden in ("money", "event"):
+        a, b = new(4, 7), new(4, 7)
+        a.apply(1, "play gems")
+        b.apply(1, f"play {hidden}")
+        a.apply(0, "play money")
+        b.apply(0, "play money")
+        for seat in (0, 2, 3):
+            assert a.observation(seat) == b.observation(seat)
+        assert a.spectator_view() == b.spectator_view()
+        assert a.observation(1)["my_choice"] == "gems"
+        assert a.observation(0)["choices"] is None
+        assert a.observation(0)["players"][1]["has_chosen"] is True
+
+
+def test_choices_are_revealed_after_the_last_commit():
+    st = new(3, 7)
+    set_offered(st, "certificate")
+    commit_all(st, ["event", "gems", "money"])
+    assert st.observation(2)["choices"] == ["event", "gems", "money"]
+
+
+def test_deck_orders_are_hidden():
+    a = new(4, 11)
+    b = a.clone()
+    b.ev_deck.reverse()
+    b.gem_deck.reverse()
+    assert b.ev_deck != a.ev_deck and b.gem_deck != a.gem_deck
+    assert views(a) == views(b)
+
+
+def test_the_blind_card_is_hidden_until_drawn():
+    a = new(4, 12)
+    set_all_gems(a, [(3, 3, 3, 3)] * 4)
+    set_offered(a, "certificate")
+    commit_all(a, ["event", "money", "money", "money"])
+    assert a.phase == "event_choice"
+    b = a.clone()
+    # put a different kind of card on top of b's deck
+    top = b.ev_deck[-1]
+    other = next(i for i, c in enumerate(b.ev_deck) if c != top)
+    b.ev_deck[-1], b.ev_deck[other] = b.ev_deck[other], b.ev_deck[-1]
+    assert views(a) == views(b)
+    a.apply(0, "blind")
+    b.apply(0, "blind")
+    assert views(a) != views(b)  # once drawn, the card is public
+
+
+def test_money_can_be_hidden_from_other_seats():
+    st = new(3, 1, money_visible=False)
+    st.money = [5, 6, 7]
+    st.bank_paid = 18
+    obs = st.observation(1)
+    assert [p["money"] for p in obs["players"]] == [None, 6, None]
+    assert [p["money"] for p in st.spectator_view()["players"]] == [None, None, None]
+    assert [p["money"] for p in new(3, 1).observation(1)["players"]] == [0, 0, 0]
+
+
+def test_observation_schema_and_bargain_view():
+    st = new(3, 5)
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
+    commit_all(st, ["money", "money", "gems"])
+    st.apply(0, "offer r1")
+    obs = st.observation(1)
+    json.dumps(obs)
+    assert obs["phase"] == "bargain" and obs["to_act"] == [0]
+    assert obs["bargain"]["building"] == {"red": 1}
+    assert obs["bargain"]["standing"] == {"maker": None, "gems": {}, "size": 0, "value": 0}
+    for key in ("supply", "players", "offered_event", "log", "previous_log", "round"):
+        assert key in obs
+
+
+def test_render_and_describe_action():
+    st = new(3, 5)
+    text = st.render()
+    assert "seat 2" in text and "supply" in text
+    assert st.describe_action(0, "play money") == "seat 0 chooses the Money action card"
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
+    commit_all(st, ["money", "money", "gems"])
+    assert st.describe_action(0, "offer r1") == "seat 0 puts 1 red into the offer"
+    assert "bargaining for Money" in st.render()
