@@ -31,4 +31,6 @@ def sandbox_status(requested: str) -> SandboxStatus:
     except sandbox.SandboxError as exc:
         return SandboxStatus(requested, "", False, str(exc), docker_problem)
     problem = backend.self_check() or ""
-    return SandboxStatus(requested, backend.name, backend.safe_for_untrusted, problem, docker_problem)
+    return SandboxStatus(
+        requested, backend.name, backend.safe_for_untrusted, problem, docker_problem
+    )

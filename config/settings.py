@@ -18,6 +18,7 @@ from config.env import env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GEMARENA_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 
 PRODUCTION = env_bool("GEMARENA_PRODUCTION", False)
 DEBUG = env_bool("DEBUG", not PRODUCTION)
@@ -124,6 +125,9 @@ CELERY_TASK_DEFAULT_QUEUE = "gemarena"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "ladder.tasks.heartbeat", "schedule": 20.0},
+    "fill-queue": {"task": "ladder.tasks.fill_queue", "schedule": 10.0},
+    "refit-ratings": {"task": "ladder.tasks.refit_ratings", "schedule": 30.0},
+    "reap-stale-matches": {"task": "ladder.tasks.reap_stale_matches", "schedule": 60.0},
 }
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 90, minimum=10)
 
@@ -135,6 +139,25 @@ if PRODUCTION and SANDBOX_BACKEND == "process" and not ALLOW_PROCESS_SANDBOX:
         "SANDBOX_BACKEND=process runs untrusted bots without isolation; it is refused "
         "with GEMARENA_PRODUCTION=1 unless ALLOW_PROCESS_SANDBOX=1"
     )
+
+# --- Uploads and ladder limits ----------------------------------------------
+BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)
+BOT_ZIP_MAX_UNPACKED_BYTES = env_int("BOT_ZIP_MAX_UNPACKED_BYTES", 8 << 20, minimum=1024)
+BOT_ZIP_MAX_FILES = env_int("BOT_ZIP_MAX_FILES", 200, minimum=1)
+BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=2)
+MAX_BOTS_PER_USER = env_int("MAX_BOTS_PER_USER", 10, minimum=1)
+MAX_UPLOADS_PER_HOUR = env_int("MAX_UPLOADS_PER_HOUR", 20, minimum=1)
+VALIDATION_MATCHES = env_int("VALIDATION_MATCHES", 2, minimum=1, maximum=20)
+FAULTS_BEFORE_PAUSE = env_int("FAULTS_BEFORE_PAUSE", 5, minimum=1)
+MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1)
+#: a running match whose worker has not reported for this long goes back to the queue
+MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 300, minimum=30)
+#: queued ladder matches kept per live worker process
+QUEUE_DEPTH_PER_WORKER = env_int("QUEUE_DEPTH_PER_WORKER", 4, minimum=1)
+MOVE_MS = env_int("MOVE_MS", 1000, minimum=10)
+BANK_MS = env_int("BANK_MS", 10000, minimum=0)
+STARTUP_MS = env_int("STARTUP_MS", 10000, minimum=100)
+BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=32)
 
 # --- Static files, auth, i18n ------------------------------------------------
 STATIC_URL = "static/"

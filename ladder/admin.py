@@ -1,9 +1,192 @@
-from django.contrib import admin
+"""The operator's admin: every model, with the actions operators need."""
 
-from ladder.models import WorkerHeartbeat
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db import transaction
+
+from ladder.matches import enqueue
+from ladder.models import (
+    Bot,
+    BotVersion,
+    GameFit,
+    LadderSettings,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+    WorkerHeartbeat,
+)
 
 
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ("hostname", "sandbox_backend", "last_seen", "started_at")
     readonly_fields = ("hostname", "sandbox_backend", "sandbox_problem", "last_seen", "started_at")
+
+
+@admin.register(LadderSettings)
+class LadderSettingsAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "paused", "updated_at")
+    actions = ["pause_ladder", "resume_ladder"]
+
+    @admin.action(description="Pause the ladder (no new ladder matches)")
+    def pause_ladder(self, request, queryset) -> None:
+        queryset.update(paused=True)
+        self.message_user(request, "The ladder is paused.")
+
+    @admin.action(description="Resume the ladder")
+    def resume_ladder(self, request, queryset) -> None:
+        queryset.update(paused=False)
+        self.message_user(request, "The ladder is running.")
+
+    def has_add_permission(self, request) -> bool:
+        return not LadderSettings.objects.exists()
+
+
+class VersionInline(admin.TabularInline):
+    model = BotVersion
+    extra = 0
+    fields = ("number", "status", "reject_reason", "sha256", "size_bytes", "created_at")
+    readonly_fields = fields
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "game",
+        "owner",
+        "enabled",
+        "paused_reason",
+        "active_version",
+        "last_played_at",
+    )
+    list_filter = ("game", "enabled", "is_builtin")
+    search_fields = ("name", "owner__username")
+    inlines = [VersionInline]
+    actions = ["disable_bots", "enable_bots"]
+
+    @admin.action(description="Disable: stop scheduling these bots")
+    def disable_bots(self, request, queryset) -> None:
+        n = queryset.update(enabled=False)
+        self.message_user(request, f"{n} bots disabled.")
+
+    @admin.action(description="Enable (and clear a fault pause)")
+    def enable_bots(self, request, queryset) -> None:
+        n = queryset.update(enabled=True, paused_reason="", consecutive_faults=0)
+        self.message_user(request, f"{n} bots enabled.")
+
+
+@admin.register(BotVersion)
+class BotVersionAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "status", "created_at", "decided_at")
+    list_filter = ("status", "bot__game")
+    readonly_fields = [f.name for f in BotVersion._meta.fields]
+
+
+class SeatInline(admin.TabularInline):
+    model = MatchSeat
+    extra = 0
+    fields = ("seat", "version", "rank", "score", "fault", "fault_detail", "think_ms", "elo_change")
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = (
+        "pk",
+        "game",
+        "kind",
+        "status",
+        "rated",
+        "attempts",
+        "worker",
+        "created_at",
+        "finished_at",
+    )
+    list_filter = ("status", "kind", "game", "rated")
+    readonly_fields = [f.name for f in Match._meta.fields]
+    inlines = [SeatInline]
+    actions = ["rerun_matches", "cancel_queued"]
+
+    @admin.action(description="Re-run (unrated copy of finished ones; retry errored ones)")
+    def rerun_matches(self, request, queryset) -> None:
+        from ladder.matches import create_match
+
+        retried = copied = 0
+        for match in queryset:
+            if match.status == Match.Status.ERRORED:
+                with transaction.atomic():
+                    if Match.objects.filter(pk=match.pk, status=Match.Status.ERRORED).update(
+                        status=Match.Status.QUEUED, attempts=0, error="", claim=None
+                    ):
+                        enqueue(match.pk)
+                        retried += 1
+            elif match.status == Match.Status.FINISHED:
+                lineup = [s.version for s in match.seats.order_by("seat")]
+                create_match(
+                    match.game,
+                    lineup,
+                    kind=match.kind,
+                    rated=False,
+                    seed=match.seed,
+                    options=match.options,
+                    requested_by=request.user,
+                )
+                copied += 1
+        self.message_user(
+            request,
+            f"{retried} errored matches queued again, {copied} finished matches copied (unrated).",
+        )
+
+    @admin.action(description="Cancel queued matches")
+    def cancel_queued(self, request, queryset) -> None:
+        n = queryset.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
+        self.message_user(request, f"{n} queued matches cancelled.", messages.INFO)
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(admin.ModelAdmin):
+    list_display = (
+        "bot",
+        "elo",
+        "elo_games",
+        "fitted",
+        "fitted_low",
+        "fitted_high",
+        "provisional",
+        "fitted_rank",
+    )
+    list_filter = ("bot__game", "provisional")
+    readonly_fields = [f.name for f in Rating._meta.fields]
+
+
+@admin.register(RatingHistory)
+class RatingHistoryAdmin(admin.ModelAdmin):
+    list_display = ("seq", "bot", "match", "elo_before", "elo_after", "created_at")
+    readonly_fields = [f.name for f in RatingHistory._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # append-only
+
+
+@admin.register(GameFit)
+class GameFitAdmin(admin.ModelAdmin):
+    list_display = ("game", "matches", "first_seat_advantage", "fitted_at")
+    readonly_fields = (
+        "game",
+        "matches",
+        "first_seat_advantage",
+        "first_seat_advantage_half_width",
+        "fitted_at",
+    )

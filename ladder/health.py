@@ -65,8 +65,11 @@ def check_sandbox() -> tuple[Check, Check]:
 def check_workers() -> Check:
     alive = list(WorkerHeartbeat.alive())
     if not alive:
-        return Check("Workers", False, "no worker has reported in the last "
-                     f"{settings.WORKER_STALE_SECONDS} s")
+        return Check(
+            "Workers",
+            False,
+            f"no worker has reported in the last {settings.WORKER_STALE_SECONDS} s",
+        )
     names = ", ".join(f"{w.hostname} ({w.sandbox_backend or '?'})" for w in alive)
     return Check("Workers", True, f"{len(alive)} alive: {names}")
 

@@ -1,11 +1,18 @@
-"""The ladder's data. Models carry their own behaviour."""
+"""The ladder's data. Models carry their own behaviour.
+
+Names follow STYLE.md: user (a person), bot (a named entry for one game),
+bot version (an upload, immutable), seat, match, outcome, result, fault.
+"""
 
 from __future__ import annotations
 
+import uuid
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
 from django.utils import timezone
 
 
@@ -44,3 +51,283 @@ class WorkerHeartbeat(models.Model):
     @property
     def is_alive(self) -> bool:
         return self.last_seen >= timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS)
+
+
+class LadderSettings(models.Model):
+    """Operator switches that live in the database (one row)."""
+
+    paused = models.BooleanField(
+        default=False, help_text="While paused, the scheduler adds no ladder matches."
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = verbose_name_plural = "ladder settings"
+
+    def __str__(self) -> str:
+        return "Ladder paused" if self.paused else "Ladder running"
+
+    @classmethod
+    def get(cls) -> LadderSettings:
+        obj, _ = cls.objects.get_or_create(pk=1)
+        return obj
+
+
+class Bot(models.Model):
+    """A named entry of one user for one game; its uploads are BotVersions."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="bots")
+    game = models.CharField(max_length=40)
+    name = models.SlugField(max_length=40)
+    description = models.CharField(max_length=300, blank=True)
+    active_version = models.ForeignKey(
+        "BotVersion", models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    enabled = models.BooleanField(default=True)
+    #: why the ladder stopped scheduling this bot (faults in a row, operator)
+    paused_reason = models.CharField(max_length=300, blank=True)
+    consecutive_faults = models.PositiveIntegerField(default=0)
+    #: built-in bots (validation opponents, demo bots) belong to the system user
+    is_builtin = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game")]
+        indexes = [models.Index(fields=["game", "enabled"])]
+        ordering = ["game", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game})"
+
+    @property
+    def plays(self) -> bool:
+        return self.enabled and not self.paused_reason and self.active_version_id is not None
+
+    def next_version_number(self) -> int:
+        last = self.versions.order_by("-number").values_list("number", flat=True).first()
+        return (last or 0) + 1
+
+
+def version_upload_path(instance: BotVersion, filename: str) -> str:
+    return f"bots/{instance.bot_id}/v{instance.number}/{Path(filename).name}"
+
+
+class BotVersion(models.Model):
+    """One upload. Immutable once stored: a change of code is a new version."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "validating"
+        READY = "ready", "ready"
+        REJECTED = "rejected", "rejected"
+
+    bot = models.ForeignKey(Bot, models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    upload = models.FileField(upload_to=version_upload_path)
+    original_name = models.CharField(max_length=200)
+    sha256 = models.CharField(max_length=64)
+    size_bytes = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reject_reason = models.TextField(blank=True)
+    stderr_tail = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "number"], name="version_number_per_bot")
+        ]
+        ordering = ["bot", "-number"]
+
+    def __str__(self) -> str:
+        return f"{self.bot.name} v{self.number}"
+
+    @property
+    def code_dir(self) -> Path:
+        """Where the unpacked code (main.py and friends) lives."""
+        return Path(settings.MEDIA_ROOT) / "code" / str(self.pk)
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        FINISHED = "finished"
+        ERRORED = "errored"
+        CANCELLED = "cancelled"
+
+    class Kind(models.TextChoices):
+        LADDER = "ladder"
+        VALIDATION = "validation"
+        CHALLENGE = "challenge"
+        TOURNAMENT = "tournament"
+
+    game = models.CharField(max_length=40)
+    seat_count = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    rules_version = models.CharField(max_length=40)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.LADDER)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    rated = models.BooleanField(default=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    #: mirrored pairs / rotated tables share a group id
+    group = models.UUIDField(null=True, blank=True)
+    #: set at each claim; only the holder of the current claim may record the result
+    claim = models.UUIDField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    replay = models.FileField(upload_to="replays/%Y/%m/", blank=True)
+    reason = models.CharField(max_length=200, blank=True)  # the outcome's reason
+    error = models.TextField(blank=True)  # the last system fault
+    steps = models.PositiveIntegerField(default=0)
+    #: position in the order results were applied to ratings (rated matches only)
+    rating_seq = models.PositiveBigIntegerField(null=True, blank=True, unique=True)
+    #: the version a validation match tests
+    validates = models.ForeignKey(
+        BotVersion, models.CASCADE, null=True, blank=True, related_name="validation_matches"
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["game", "-finished_at"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rating_seq__isnull=True) | Q(rated=True, status="finished"),
+                name="only_finished_rated_matches_have_a_rating_seq",
+            )
+        ]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, {self.status})"
+
+    @property
+    def is_done(self) -> bool:
+        return self.status in {self.Status.FINISHED, self.Status.ERRORED, self.Status.CANCELLED}
+
+    def claim_for(self, worker: str) -> uuid.UUID | None:
+        """Take this queued match for one run; None if someone else has it."""
+        token = uuid.uuid4()
+        now = timezone.now()
+        taken = Match.objects.filter(pk=self.pk, status=Match.Status.QUEUED).update(
+            status=Match.Status.RUNNING,
+            claim=token,
+            worker=worker,
+            attempts=F("attempts") + 1,
+            started_at=now,
+            heartbeat_at=now,
+        )
+        return token if taken else None
+
+
+class MatchSeat(models.Model):
+    match = models.ForeignKey(Match, models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, models.PROTECT, related_name="seats")
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    fault = models.CharField(max_length=20, blank=True)
+    fault_detail = models.TextField(blank=True)
+    think_ms = models.PositiveIntegerField(null=True, blank=True)
+    stderr_tail = models.TextField(blank=True)
+    elo_before = models.FloatField(null=True, blank=True)
+    elo_change = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="one_row_per_seat")]
+        indexes = [models.Index(fields=["version", "match"])]
+        ordering = ["match", "seat"]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}/{self.seat}"
+
+
+class Rating(models.Model):
+    """The current ratings of one bot (bots are per game, so this is per game too)."""
+
+    bot = models.OneToOneField(Bot, models.CASCADE, related_name="rating")
+    elo = models.FloatField(default=1500.0)  # incremental Elo, moves after each match
+    elo_games = models.PositiveIntegerField(default=0)
+    # the batch maximum-likelihood fit that orders the leaderboard
+    fitted = models.FloatField(null=True, blank=True)
+    fitted_low = models.FloatField(null=True, blank=True)
+    fitted_high = models.FloatField(null=True, blank=True)
+    provisional = models.BooleanField(default=True)
+    fitted_rank = models.PositiveIntegerField(null=True, blank=True)
+    wins = models.PositiveIntegerField(default=0)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["fitted_rank"])]
+
+    def __str__(self) -> str:
+        return f"{self.bot}: {self.elo:.0f}"
+
+
+class RatingHistory(models.Model):
+    """Append-only: one row per bot per rated match, in the order they were applied."""
+
+    bot = models.ForeignKey(Bot, models.CASCADE, related_name="rating_history")
+    match = models.ForeignKey(Match, models.CASCADE, related_name="rating_changes")
+    version = models.ForeignKey(BotVersion, models.CASCADE, related_name="+")
+    seq = models.PositiveBigIntegerField()  # the match's rating_seq
+    elo_before = models.FloatField()
+    elo_after = models.FloatField()
+    fitted = models.FloatField(null=True, blank=True)  # leaderboard rating at the time
+    fitted_low = models.FloatField(null=True, blank=True)
+    fitted_high = models.FloatField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "rating history"
+        constraints = [
+            models.UniqueConstraint(fields=["bot", "match"], name="rated_once_per_bot_and_match")
+        ]
+        indexes = [models.Index(fields=["bot", "seq"])]
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"{self.bot} {self.elo_before:.0f}→{self.elo_after:.0f}"
+
+
+class Counter(models.Model):
+    """Named monotonic counters; `next` must run inside a transaction."""
+
+    name = models.CharField(max_length=40, primary_key=True)
+    value = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value}"
+
+    @classmethod
+    def next(cls, name: str, count: int = 1) -> int:
+        """Reserve `count` numbers; returns the first (the counter starts at 1)."""
+        cls.objects.get_or_create(name=name)
+        row = cls.objects.select_for_update().get(name=name)
+        first = row.value + 1
+        row.value += count
+        row.save(update_fields=["value"])
+        return first
+
+
+class GameFit(models.Model):
+    """The last leaderboard fit of one game (the per-bot numbers live on Rating)."""
+
+    game = models.CharField(max_length=40, primary_key=True)
+    matches = models.PositiveIntegerField(default=0)
+    first_seat_advantage = models.FloatField(null=True, blank=True)
+    first_seat_advantage_half_width = models.FloatField(null=True, blank=True)
+    fitted_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.game} fit over {self.matches} matches"

@@ -83,6 +83,8 @@ def test_ladder_uses_only_arena_exports() -> None:
 
 def test_the_ladder_check_can_fail(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("import sandbox\nfrom arena.engine import GameState\nfrom arena import nothing_here\n")
+    bad.write_text(
+        "import sandbox\nfrom arena.engine import GameState\nfrom arena import nothing_here\n"
+    )
     problems = ladder_violations([bad])
     assert len(problems) == 3, problems

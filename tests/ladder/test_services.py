@@ -78,7 +78,11 @@ def test_sqlite_wal_survives_concurrent_writers(tmp_path: Path) -> None:
     env.update(GEMARENA_VAR_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="config.settings")
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput"],
-        cwd=ROOT, env=env, check=True, capture_output=True, timeout=120,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
     )
     procs = [
         subprocess.Popen(
@@ -99,9 +103,19 @@ def test_sqlite_wal_survives_concurrent_writers(tmp_path: Path) -> None:
     for p, (out, err) in zip(procs, results, strict=True):
         assert p.returncode == 0 and out.strip() == "ok", err[-2000:]
     mode = subprocess.run(
-        [sys.executable, "manage.py", "shell", "--no-imports", "-c",
-         "from django.db import connection as c; cur=c.cursor(); "
-         "cur.execute('PRAGMA journal_mode'); print(cur.fetchone()[0])"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "--no-imports",
+            "-c",
+            "from django.db import connection as c; cur=c.cursor(); "
+            "cur.execute('PRAGMA journal_mode'); print(cur.fetchone()[0])",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert mode.stdout.strip() == "wal", mode.stderr

@@ -1,0 +1,170 @@
+"""Bots and versions: creating them, storing uploads, built-in bots.
+
+Uploads go through `ladder.uploads.check_upload` first; only code that passed
+every check is stored. A new version starts `pending` and plays validation
+matches (see `ladder.results.decide_validation`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from arena import builtin_bot_dir, get_game
+from ladder.matches import create_match
+from ladder.models import Bot, BotVersion, Match, Rating
+from ladder.uploads import CheckedUpload, UploadError, check_upload
+
+SYSTEM_USERNAME = "gemarena"
+
+
+class LimitError(UploadError):
+    """A per-user limit (bots, uploads per hour) was reached."""
+
+
+def system_user():
+    User = get_user_model()
+    user, created = User.objects.get_or_create(
+        username=SYSTEM_USERNAME, defaults={"email": "system@localhost"}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def create_bot(owner, game: str, name: str, description: str = "", builtin: bool = False) -> Bot:
+    """A new, empty bot; raises UploadError with a reason a user can act on."""
+    get_game(game)  # unknown game → OptionError (a ValueError) naming it
+    if not builtin and Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
+        raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
+    if Bot.objects.filter(game=game, name=name).exists():
+        raise UploadError(f"a {game} bot named {name!r} exists already; pick another name")
+    with transaction.atomic():
+        bot = Bot.objects.create(
+            owner=owner, game=game, name=name, description=description, is_builtin=builtin
+        )
+        Rating.objects.create(bot=bot)
+    return bot
+
+
+def check_upload_rate(owner) -> None:
+    since = timezone.now() - timedelta(hours=1)
+    recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
+    if recent >= settings.MAX_UPLOADS_PER_HOUR:
+        raise LimitError(
+            f"you uploaded {recent} versions in the last hour; the limit is "
+            f"{settings.MAX_UPLOADS_PER_HOUR} per hour"
+        )
+
+
+def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> BotVersion:
+    """Check and store an upload as the bot's next version, then queue its validation.
+
+    Raises UploadError (nothing stored) when the upload is refused.
+    """
+    if not bot.is_builtin:
+        check_upload_rate(bot.owner)
+    latest = bot.versions.order_by("-number").first()
+    checked = check_upload(filename, data, latest.sha256 if latest else None)
+    with transaction.atomic():
+        version = BotVersion(
+            bot=bot,
+            number=bot.next_version_number(),
+            original_name=checked.original_name,
+            sha256=checked.sha256,
+            size_bytes=checked.size_bytes,
+        )
+        version.upload.save(checked.original_name, ContentFile(checked.data), save=False)
+        version.save()
+        _unpack(version, checked)
+        if validate:
+            queue_validation(version)
+        else:
+            mark_ready(version)
+    return version
+
+
+def _unpack(version: BotVersion, checked: CheckedUpload) -> None:
+    target = version.code_dir
+    if target.exists():
+        shutil.rmtree(target)
+    for relpath, content in checked.files.items():
+        path = target / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+    # The sandbox mounts this folder read-only into an unprivileged container.
+    for path in [target, *target.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+
+
+def mark_ready(version: BotVersion) -> None:
+    BotVersion.objects.filter(pk=version.pk).update(
+        status=BotVersion.Status.READY, decided_at=timezone.now()
+    )
+    Bot.objects.filter(pk=version.bot_id).update(
+        active_version=version, paused_reason="", consecutive_faults=0
+    )
+
+
+def queue_validation(version: BotVersion) -> list[Match]:
+    """Validation matches of a new version against the game's built-in random bot."""
+    bot = version.bot
+    game = get_game(bot.game)
+    opponent = builtin_version(bot.game, "random")
+    seats = min(game.seat_counts)
+    matches = []
+    for i in range(settings.VALIDATION_MATCHES):
+        lineup = [opponent] * seats
+        lineup[i % seats] = version
+        matches.append(
+            create_match(
+                bot.game, lineup, kind=Match.Kind.VALIDATION, rated=False, validates=version
+            )
+        )
+    return matches
+
+
+def zip_directory(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                archive.write(path, path.relative_to(folder).as_posix())
+    return buffer.getvalue()
+
+
+def install_builtin(game: str, name: str, owner=None, bot_name: str | None = None) -> Bot:
+    """Create (or update) a bot from one of the example bots shipped in bots/."""
+    owner = owner or system_user()
+    bot_name = bot_name or f"builtin-{name}"
+    data = zip_directory(builtin_bot_dir(game, name))
+    bot = Bot.objects.filter(game=game, name=bot_name).first()
+    if bot is None:
+        bot = create_bot(owner, game, bot_name, f"the example {name} bot", builtin=True)
+    latest = bot.versions.order_by("-number").first()
+    if latest is None or latest.sha256 != _sha(data):
+        add_version(bot, f"{name}.zip", data, validate=False)
+        bot.refresh_from_db()
+    return bot
+
+
+def builtin_version(game: str, name: str) -> BotVersion:
+    bot = Bot.objects.filter(game=game, name=f"builtin-{name}", is_builtin=True).first()
+    if bot is None or bot.active_version is None:
+        bot = install_builtin(game, name)
+    return bot.active_version
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,130 @@
+"""The leaderboard's numbers: the batch fit over all rated matches, and recompute.
+
+`refit(game)` fits the maximum-likelihood Elo over every rated, finished
+match of one game and stores it on the bots' Rating rows. `recompute_elo`
+replays the incremental Elo from the stored results in the order they were
+first applied (Match.rating_seq) and reports any difference.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from ladder.models import GameFit, Match, MatchSeat, Rating, RatingHistory
+from ladder.ratings.elo import EloRating, replay_elo
+from ladder.ratings.fit import fit_ratings
+from ladder.ratings.results import MatchResult
+
+
+def rated_results(game: str) -> tuple[list[int], list[MatchResult]]:
+    """Match ids and results of every rated, finished match, in rating order."""
+    rows = (
+        MatchSeat.objects.filter(match__game=game, match__rating_seq__isnull=False)
+        .order_by("match__rating_seq", "seat")
+        .values_list("match_id", "version__bot_id", "rank")
+    )
+    order: list[int] = []
+    seats: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for match_id, bot_id, rank in rows.iterator(chunk_size=20000):
+        if match_id not in seats:
+            order.append(match_id)
+        seats[match_id].append((bot_id, rank))
+    results = [
+        MatchResult(tuple(b for b, _ in seats[m]), tuple(r for _, r in seats[m])) for m in order
+    ]
+    return order, results
+
+
+def refit(game: str) -> int:
+    """Refit the leaderboard of one game; returns the number of matches used."""
+    _, results = rated_results(game)
+    fit = fit_ratings(results)
+    rows = fit.by_bot()
+    now = timezone.now()
+    with transaction.atomic():
+        ratings = list(Rating.objects.select_for_update().filter(bot__game=game).order_by("bot_id"))
+        rank_of = {row.bot_id: i + 1 for i, row in enumerate(fit.leaderboard)}
+        for rating in ratings:
+            row = rows.get(rating.bot_id)
+            if row is None:
+                rating.fitted = rating.fitted_low = rating.fitted_high = None
+                rating.fitted_rank = None
+                rating.provisional = True
+            else:
+                rating.fitted, rating.fitted_low, rating.fitted_high = row.rating, row.low, row.high
+                rating.provisional = row.provisional
+                rating.fitted_rank = rank_of[rating.bot_id]
+            rating.fitted_at = now
+        Rating.objects.bulk_update(
+            ratings,
+            ["fitted", "fitted_low", "fitted_high", "provisional", "fitted_rank", "fitted_at"],
+            batch_size=1000,
+        )
+        GameFit.objects.update_or_create(
+            game=game,
+            defaults={
+                "matches": fit.matches,
+                "first_seat_advantage": fit.first_seat_advantage,
+                "first_seat_advantage_half_width": fit.first_seat_advantage_half_width,
+                "fitted_at": now,
+            },
+        )
+    return fit.matches
+
+
+@dataclass
+class RecomputeReport:
+    matches: int
+    bots: int
+    differences: list[str]
+
+
+def recompute_elo(game: str, write: bool = True) -> RecomputeReport:
+    """Replay the incremental Elo from stored results and compare with what is stored."""
+    order, results = rated_results(game)
+    final, updates = replay_elo(results)
+    differences: list[str] = []
+    history = {
+        (h.match_id, h.bot_id): h
+        for h in RatingHistory.objects.filter(match__game=game).only(
+            "match_id", "bot_id", "elo_before", "elo_after"
+        )
+    }
+    changed_history = []
+    for match_id, update in zip(order, updates, strict=True):
+        for bot_id, before, after in zip(update.bot_ids, update.before, update.after, strict=True):
+            row = history.get((match_id, bot_id))
+            if row is None:
+                differences.append(f"match {match_id} bot {bot_id}: no history row")
+                continue
+            if (row.elo_before, row.elo_after) != (before.rating, after.rating):
+                differences.append(
+                    f"match {match_id} bot {bot_id}: stored {row.elo_before}→{row.elo_after}, "
+                    f"recomputed {before.rating}→{after.rating}"
+                )
+                row.elo_before, row.elo_after = before.rating, after.rating
+                changed_history.append(row)
+    ratings = list(Rating.objects.filter(bot__game=game))
+    for rating in ratings:
+        expected = final.get(rating.bot_id, EloRating())
+        if (rating.elo, rating.elo_games) != (expected.rating, expected.games):
+            differences.append(
+                f"bot {rating.bot_id}: stored {rating.elo} after {rating.elo_games} games, "
+                f"recomputed {expected.rating} after {expected.games}"
+            )
+            rating.elo, rating.elo_games = expected.rating, expected.games
+    if write and differences:
+        with transaction.atomic():
+            Rating.objects.bulk_update(ratings, ["elo", "elo_games"], batch_size=1000)
+            RatingHistory.objects.bulk_update(
+                changed_history, ["elo_before", "elo_after"], batch_size=1000
+            )
+    return RecomputeReport(len(order), len(final), differences)
+
+
+def rated_match_count(game: str) -> int:
+    return Match.objects.filter(game=game, rating_seq__isnull=False).count()

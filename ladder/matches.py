@@ -1,0 +1,88 @@
+"""Creating matches and turning them into runner requests.
+
+A match is created queued with its seats; its `run_match` task is enqueued
+only after the creating transaction commits, so a worker never sees a match
+that is not in the database yet.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import transaction
+
+from arena import BotSpec, MatchRequest, TimeControl, get_game
+from ladder.models import BotVersion, Match, MatchSeat
+
+
+def new_seed() -> int:
+    return secrets.randbits(62)
+
+
+def create_match(
+    game: str,
+    lineup: Sequence[BotVersion],
+    *,
+    kind: str = Match.Kind.LADDER,
+    rated: bool = True,
+    seed: int | None = None,
+    options: dict | None = None,
+    group: uuid.UUID | None = None,
+    validates: BotVersion | None = None,
+    requested_by=None,
+) -> Match:
+    """A queued match with one seat per entry of `lineup` (seat order)."""
+    definition = get_game(game)
+    definition.check_seats(len(lineup))
+    clean_options = definition.validate_options(options or {})
+    with transaction.atomic():
+        match = Match.objects.create(
+            game=game,
+            seat_count=len(lineup),
+            seed=new_seed() if seed is None else seed,
+            options=clean_options,
+            rules_version=definition.rules_version,
+            kind=kind,
+            rated=rated,
+            group=group,
+            validates=validates,
+            requested_by=requested_by,
+        )
+        MatchSeat.objects.bulk_create(
+            MatchSeat(match=match, seat=i, version=v) for i, v in enumerate(lineup)
+        )
+        enqueue(match.pk)
+    return match
+
+
+def enqueue(match_id: int, countdown: float = 0) -> None:
+    """Send the match to a worker once the current transaction has committed."""
+    from ladder.tasks import run_match  # tasks import this module
+
+    def send() -> None:
+        run_match.apply_async((match_id,), countdown=countdown or None)
+
+    transaction.on_commit(send)
+
+
+def runner_request(match: Match) -> MatchRequest:
+    """The plain data the runner needs; nothing Django crosses this line."""
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    bots = [
+        BotSpec(label=f"{s.version.bot.name} v{s.version.number}", path=str(s.version.code_dir))
+        for s in seats
+    ]
+    return MatchRequest(
+        game=match.game,
+        seed=match.seed,
+        options=dict(match.options),
+        bots=bots,
+        time=TimeControl(
+            startup_ms=settings.STARTUP_MS, move_ms=settings.MOVE_MS, bank_ms=settings.BANK_MS
+        ),
+        memory_mib=settings.BOT_MEMORY_MIB,
+        sandbox=settings.SANDBOX_BACKEND,
+    )

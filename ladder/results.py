@@ -1,0 +1,163 @@
+"""Recording a finished match: seats, replay, ratings, validation, fault streaks.
+
+Everything for one match happens in one transaction. Only the holder of the
+match's current claim may record it, and the database refuses a second
+rating row for the same bot and match, so a result can never count twice.
+Rows are locked in a fixed order (the rating counter, then ratings by bot id)
+so concurrent workers cannot deadlock.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from arena import MatchResult as RunnerResult
+from arena import replay_to_bytes
+from ladder.models import Bot, BotVersion, Counter, Match, MatchSeat, Rating, RatingHistory
+from ladder.ratings.elo import EloRating, apply_elo
+from ladder.ratings.results import MatchResult
+
+STDERR_KEEP = 16 * 1024
+
+
+def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool:
+    """Store a runner result; False when this claim no longer owns the match."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        if match.status != Match.Status.RUNNING or match.claim != claim:
+            return False
+        seats = list(match.seats.select_related("version__bot").order_by("seat"))
+        for row in seats:
+            fault = result.faults[row.seat]
+            row.rank = result.outcome.ranks[row.seat]
+            row.score = result.outcome.scores[row.seat]
+            row.fault = str(fault.kind) if fault else ""
+            row.fault_detail = fault.detail if fault else ""
+            row.think_ms = int(result.think_ms[row.seat])
+            row.stderr_tail = result.stderr_tails[row.seat][-STDERR_KEEP:]
+        match.replay.save(
+            f"match-{match.pk}.json.gz", ContentFile(replay_to_bytes(result.replay)), save=False
+        )
+        match.status = Match.Status.FINISHED
+        match.finished_at = timezone.now()
+        match.reason = result.outcome.reason[:200]
+        match.steps = len(result.replay.get("steps", []))
+        match.error = ""
+        if match.rated and match.kind == Match.Kind.LADDER:
+            apply_ratings(match, seats)
+        MatchSeat.objects.bulk_update(
+            seats,
+            [
+                "rank",
+                "score",
+                "fault",
+                "fault_detail",
+                "think_ms",
+                "stderr_tail",
+                "elo_before",
+                "elo_change",
+            ],
+        )
+        match.save()
+        Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
+            last_played_at=match.finished_at
+        )
+        if match.kind == Match.Kind.VALIDATION:
+            decide_validation(match)
+        elif match.kind == Match.Kind.LADDER:
+            count_faults(seats)
+    return True
+
+
+def apply_ratings(match: Match, seats: list[MatchSeat]) -> None:
+    """Incremental Elo for one match, appended to the rating history."""
+    match.rating_seq = Counter.next("rating")
+    bot_ids = [s.version.bot_id for s in seats]
+    locked = {
+        r.bot_id: r
+        for r in Rating.objects.select_for_update().filter(bot_id__in=bot_ids).order_by("bot_id")
+    }
+    state = {bid: EloRating(locked[bid].elo, locked[bid].elo_games) for bid in bot_ids}
+    update = apply_elo(state, MatchResult(tuple(bot_ids), tuple(s.rank for s in seats)))
+    history = []
+    for row, before, after, change in zip(
+        seats, update.before, update.after, update.changes, strict=True
+    ):
+        rating = locked[row.version.bot_id]
+        rating.elo, rating.elo_games = after.rating, after.games
+        if row.rank == 1 and not row.fault:
+            rating.wins += 1
+        row.elo_before, row.elo_change = before.rating, change
+        history.append(
+            RatingHistory(
+                bot_id=rating.bot_id,
+                match=match,
+                version_id=row.version_id,
+                seq=match.rating_seq,
+                elo_before=before.rating,
+                elo_after=after.rating,
+                fitted=rating.fitted,
+                fitted_low=rating.fitted_low,
+                fitted_high=rating.fitted_high,
+            )
+        )
+    Rating.objects.bulk_update(locked.values(), ["elo", "elo_games", "wins"])
+    RatingHistory.objects.bulk_create(history)
+
+
+def count_faults(seats: list[MatchSeat]) -> None:
+    """A version that faults N ladder matches in a row pauses its bot."""
+    limit = settings.FAULTS_BEFORE_PAUSE
+    for row in seats:
+        bot = Bot.objects.select_for_update().get(pk=row.version.bot_id)
+        if bot.active_version_id != row.version_id:
+            continue
+        if not row.fault:
+            if bot.consecutive_faults:
+                Bot.objects.filter(pk=bot.pk).update(consecutive_faults=0)
+            continue
+        faults = bot.consecutive_faults + 1
+        reason = ""
+        if faults >= limit:
+            reason = (
+                f"paused after {faults} faulted matches in a row (last: {row.fault}: "
+                f"{row.fault_detail[:150]}); upload a fixed version to play again"
+            )
+        Bot.objects.filter(pk=bot.pk).update(consecutive_faults=faults, paused_reason=reason)
+
+
+def decide_validation(match: Match) -> None:
+    """Accept the version once all its validation matches finished cleanly;
+    reject it at its first fault."""
+    version = BotVersion.objects.select_for_update().get(pk=match.validates_id)
+    if version.status != BotVersion.Status.PENDING:
+        return
+    own = [s for s in match.seats.all() if s.version_id == version.pk]
+    faulted = next((s for s in own if s.fault), None)
+    if faulted is not None:
+        version.status = BotVersion.Status.REJECTED
+        version.reject_reason = (
+            f"validation match {match.pk}: {faulted.fault} — {faulted.fault_detail}"
+        )[:2000]
+        version.stderr_tail = faulted.stderr_tail
+        version.decided_at = timezone.now()
+        version.save(update_fields=["status", "reject_reason", "stderr_tail", "decided_at"])
+        version.validation_matches.filter(status=Match.Status.QUEUED).update(
+            status=Match.Status.CANCELLED
+        )
+        return
+    pending = version.validation_matches.exclude(status=Match.Status.FINISHED).exclude(pk=match.pk)
+    if pending.exists():
+        return
+    version.status = BotVersion.Status.READY
+    version.stderr_tail = own[0].stderr_tail if own else ""
+    version.decided_at = timezone.now()
+    version.save(update_fields=["status", "stderr_tail", "decided_at"])
+    Bot.objects.filter(pk=version.bot_id).update(
+        active_version=version, paused_reason="", consecutive_faults=0
+    )

@@ -1,0 +1,88 @@
+"""Keeping the ladder busy: plan matches with the pure pairing code, queue them.
+
+The queue is kept at QUEUE_DEPTH_PER_WORKER ladder matches per live worker and
+per game. Pairing itself (who plays whom, mirrored pairs and rotated tables,
+no starvation) is `ladder.ratings.pairing`; this module only feeds it the
+bots' current numbers and stores what it plans.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import transaction
+
+from arena import all_games
+from ladder.matches import create_match
+from ladder.models import Bot, Counter, LadderSettings, Match, WorkerHeartbeat
+from ladder.ratings.pairing import PairingBot, plan_matches
+
+GROUP_NAMESPACE = uuid.UUID("6f1d8c52-3f0e-4b7a-9a52-5d3c1e7b2a10")
+
+
+def target_depth() -> int:
+    return settings.QUEUE_DEPTH_PER_WORKER * max(1, WorkerHeartbeat.alive().count())
+
+
+def playing_bots(game: str) -> list[Bot]:
+    return list(
+        Bot.objects.filter(game=game, enabled=True, paused_reason="", active_version__isnull=False)
+        .select_related("rating", "active_version")
+        .order_by("pk")
+    )
+
+
+def pairing_input(bots: list[Bot]) -> list[PairingBot]:
+    rows = []
+    for bot in bots:
+        rating = getattr(bot, "rating", None)
+        fitted = rating.fitted if rating else None
+        half = (rating.fitted_high - rating.fitted_low) / 2 if fitted is not None else None
+        rows.append(
+            PairingBot(
+                bot_id=bot.pk,
+                rating=fitted,
+                half_width=half,
+                games=rating.elo_games if rating else 0,
+                last_played=bot.last_played_at.timestamp() if bot.last_played_at else None,
+            )
+        )
+    return rows
+
+
+def fill_queue(rng: random.Random | None = None) -> int:
+    """Queue ladder matches up to the target depth; returns how many were created."""
+    if LadderSettings.get().paused:
+        return 0
+    rng = rng or random.Random(secrets.randbits(64))
+    depth = target_depth()
+    created = 0
+    for game in all_games():
+        queued = Match.objects.filter(
+            game=game.id, kind=Match.Kind.LADDER, status=Match.Status.QUEUED
+        ).count()
+        missing = depth - queued
+        bots = playing_bots(game.id)
+        seat_options = [n for n in game.seat_counts if n <= len(bots)]
+        if missing <= 0 or not seat_options:
+            continue
+        seats = rng.choice(seat_options)
+        groups = max(1, -(-missing // seats))
+        by_id = {b.pk: b for b in bots}
+        with transaction.atomic():
+            first = Counter.next(f"group:{game.id}", groups)
+            plan = plan_matches(pairing_input(bots), seats, groups, rng, first_group=first)
+            for planned in plan:
+                create_match(
+                    game.id,
+                    [by_id[b].active_version for b in planned.seats],
+                    kind=Match.Kind.LADDER,
+                    rated=True,
+                    seed=planned.seed,
+                    group=uuid.uuid5(GROUP_NAMESPACE, f"{game.id}:{planned.group}"),
+                )
+                created += 1
+    return created

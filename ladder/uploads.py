@@ -1,0 +1,134 @@
+"""The one chokepoint for uploaded bot code.
+
+A bot is a single `.py` file or a `.zip` with `main.py` at its root. Everything
+is checked in memory before anything is stored, so a rejected upload leaves
+no trace. Each rejection is an `UploadError` whose message tells the author
+what to fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import stat
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from django.conf import settings
+
+
+class UploadError(ValueError):
+    """The upload is refused; the message is for the bot's author."""
+
+
+@dataclass(frozen=True)
+class CheckedUpload:
+    """A bot's code that passed every check: file name → bytes (main.py included)."""
+
+    original_name: str
+    data: bytes
+    files: dict[str, bytes]
+    sha256: str
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.data)
+
+
+def check_upload(name: str, data: bytes, previous_sha256: str | None = None) -> CheckedUpload:
+    """Check an upload; raise UploadError with the reason, or return its files."""
+    max_bytes = settings.BOT_UPLOAD_MAX_BYTES
+    if len(data) > max_bytes:
+        raise UploadError(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")
+    if not data:
+        raise UploadError("the file is empty")
+    lower = name.lower()
+    if lower.endswith(".py"):
+        files = {"main.py": data}
+    elif lower.endswith(".zip"):
+        files = _unzip(data)
+    else:
+        raise UploadError("upload a single .py file or a .zip with main.py at its root")
+    _check_main(files["main.py"])
+    digest = hashlib.sha256(data).hexdigest()
+    if previous_sha256 is not None and digest == previous_sha256:
+        raise UploadError("this file is identical to the bot's latest version")
+    return CheckedUpload(PurePosixPath(name).name or "main.py", data, files, digest)
+
+
+def _unzip(data: bytes) -> dict[str, bytes]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise UploadError(f"not a readable zip archive ({exc})") from None
+    max_files = settings.BOT_ZIP_MAX_FILES
+    max_total = settings.BOT_ZIP_MAX_UNPACKED_BYTES
+    max_ratio = settings.BOT_ZIP_MAX_RATIO
+    if len(infos) > max_files:
+        raise UploadError(f"the zip holds {len(infos)} entries; the limit is {max_files}")
+    declared = sum(i.file_size for i in infos)
+    if declared > max_total:
+        raise UploadError(
+            f"the zip unpacks to {declared:,} bytes; the limit is {max_total:,} bytes"
+        )
+    files: dict[str, bytes] = {}
+    total = 0
+    for info in infos:
+        path = _safe_member_name(info)
+        if info.is_dir():
+            continue
+        if info.compress_size and info.file_size / info.compress_size > max_ratio:
+            raise UploadError(
+                f"{info.filename!r} compresses {info.file_size / info.compress_size:.0f}:1; "
+                f"archives compressing more than {max_ratio}:1 are refused (zip bomb)"
+            )
+        try:
+            with archive.open(info) as member:
+                # Read at most one byte past what the header claims: a lying
+                # header cannot make us unpack more than the limit.
+                content = member.read(min(info.file_size, max_total - total) + 1)
+        except (zipfile.BadZipFile, RuntimeError, OSError, EOFError) as exc:
+            raise UploadError(f"cannot unpack {info.filename!r}: {exc}") from None
+        total += len(content)
+        if len(content) > info.file_size or total > max_total:
+            raise UploadError("the zip unpacks to more than it declares (zip bomb)")
+        if path in files:
+            raise UploadError(f"the zip holds {path!r} twice")
+        files[path] = content
+    if "main.py" not in files:
+        nested = sorted(p for p in files if p.endswith("/main.py"))
+        hint = (
+            f" (found {nested[0]!r}: zip the folder's contents, not the folder)" if nested else ""
+        )
+        raise UploadError("the zip has no main.py at its root" + hint)
+    return files
+
+
+def _safe_member_name(info: zipfile.ZipInfo) -> str:
+    name = info.filename
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        raise UploadError(f"{name!r} is a symbolic link; links are not allowed in a bot")
+    if "\\" in name or "\x00" in name:
+        raise UploadError(f"{name!r} is not a valid path inside a zip")
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        raise UploadError(f"{name!r} points outside the bot's folder (path traversal)")
+    return str(path)
+
+
+def _check_main(source: bytes) -> None:
+    try:
+        text = source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UploadError(f"main.py is not UTF-8 text (byte {exc.start})") from None
+    if "\x00" in text:
+        raise UploadError("main.py contains NUL bytes; it cannot be compiled")
+    try:
+        compile(text, "main.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise UploadError(f"main.py has a syntax error on line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. NUL bytes
+        raise UploadError(f"main.py cannot be compiled: {exc}") from None

@@ -1,0 +1,75 @@
+"""The upload rejection matrix: every bad upload is refused with a clear reason."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+import pytest
+
+from ladder.uploads import UploadError, check_upload
+
+GOOD = b"import sys\nfor line in sys.stdin:\n    print('x')\n"
+
+
+def make_zip(entries: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def zip_with_symlink() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", GOOD)
+        info = zipfile.ZipInfo("secrets")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(info, "/etc/shadow")
+    return buffer.getvalue()
+
+
+def test_single_file_is_accepted_as_main() -> None:
+    checked = check_upload("my_bot.py", GOOD)
+    assert checked.files == {"main.py": GOOD}
+    assert len(checked.sha256) == 64
+
+
+def test_zip_with_helpers_is_accepted() -> None:
+    data = make_zip({"main.py": GOOD, "lib/helper.py": b"X = 1\n", "weights.bin": b"\x00\x01"})
+    checked = check_upload("bot.zip", data)
+    assert set(checked.files) == {"main.py", "lib/helper.py", "weights.bin"}
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        ("bot.py", b"x" * (2 << 20), "the limit is"),
+        ("bot.py", b"", "empty"),
+        ("bot.tar.gz", GOOD, "single .py file or a .zip"),
+        ("bot.zip", b"PK\x03\x04 not really", "not a readable zip"),
+        ("bot.zip", make_zip({"helper.py": GOOD}), "no main.py at its root"),
+        ("bot.zip", make_zip({"mybot/main.py": GOOD}), "zip the folder's contents"),
+        ("bot.zip", make_zip({"main.py": GOOD, "../evil.py": b"x"}), "path traversal"),
+        ("bot.zip", make_zip({"main.py": GOOD, "/etc/cron.d/x": b"x"}), "path traversal"),
+        ("bot.zip", zip_with_symlink(), "symbolic link"),
+        ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (20 << 20)}), "limit"),
+        ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (3 << 20)}), "zip bomb"),
+        ("bot.zip", make_zip({f"f{i}.py": b"" for i in range(300)} | {"main.py": GOOD}), "entries"),
+        ("bot.py", b"print('caf\xe9')\n", "not UTF-8"),
+        ("bot.py", b"def broken(:\n    pass\n", "syntax error on line 1"),
+        ("bot.py", b"x = 1\x00\n", "cannot be compiled"),
+    ],
+)
+def test_bad_uploads_are_refused_with_a_reason(name: str, data: bytes, reason: str) -> None:
+    with pytest.raises(UploadError) as caught:
+        check_upload(name, data)
+    assert reason in str(caught.value)
+
+
+def test_identical_to_previous_version_is_refused() -> None:
+    first = check_upload("bot.py", GOOD)
+    with pytest.raises(UploadError, match="identical"):
+        check_upload("bot.py", GOOD, previous_sha256=first.sha256)
