@@ -1,0 +1,85 @@
+"""The arena command: play, replay, tournament, new-bot, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.replay import load_replay
+from tests.arena.bots import BASE
+
+
+def test_play_writes_a_replay_that_verifies(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "m.json.gz"
+    code = main(["play", "splendor-duel", "builtin:random", "builtin:random", "--seed", "4",
+                 "--sandbox", "process", "--out", str(out)])  # fmt: skip
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "rank 1" in text and "seat 1" in text
+    assert load_replay(out)["seed"] == 4
+    assert main(["replay", "verify", str(out)]) == 0
+    assert main(["replay", "show", str(out), "--step", "2"]) == 0
+    assert "step 2" in capsys.readouterr().out
+
+
+def test_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
+    from arena.replay import save_replay
+
+    out = tmp_path / "m.json.gz"
+    assert main(["play", "splendor-duel", "builtin:random", "builtin:random", "--sandbox",
+                 "process", "--out", str(out)]) == 0  # fmt: skip
+    replay = load_replay(out)
+    replay["outcome"]["reason"] = "made up"
+    save_replay(out, replay)
+    assert main(["replay", "verify", str(out)]) == 1
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["play", "splendor-duel", "nowhere/bot.py", "builtin:random"], "no such file"),
+        (["play", "splendor-duel", "nowhere", "builtin:random"], "no such bot"),
+        (["play", "splendor-duel", "builtin:nope", "builtin:random"], "no built-in bot"),
+        (["play", "chess", "builtin:random", "builtin:random"], "unknown game"),
+        (
+            ["play", "splendor-duel", "builtin:random", "builtin:random", "-o", "x=1"],
+            "unknown option",
+        ),
+        (["play", "splendor-duel", "builtin:random"], "seats"),
+    ],
+)
+def test_clear_errors(argv: list[str], words: str, capsys) -> None:
+    assert main([*argv, "--sandbox", "process", "--no-replay"]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
+    broken = BASE / "broken.py"
+    broken.write_text("import no_such_module\n")
+    broken.chmod(0o644)
+    code = main(["play", "splendor-duel", str(broken), "builtin:random", "--sandbox", "process",
+                 "--no-replay"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "FORFEIT crash" in out and "no_such_module" in out
+
+
+def test_new_bot_plays(capsys) -> None:
+    target = BASE / "newbot"
+    assert main(["new-bot", "splendor-duel", str(target)]) == 0
+    assert (target / "main.py").is_file() and "splendor-duel" in (target / "README.md").read_text()
+    assert main(["new-bot", "splendor-duel", str(target)]) == 2  # not empty
+    assert main(["play", "splendor-duel", str(target), "builtin:random", "--sandbox", "process",
+                 "--no-replay"]) == 0  # fmt: skip
+    assert "FORFEIT" not in capsys.readouterr().out
+
+
+def test_tournament_table(capsys) -> None:
+    code = main(["tournament", "splendor-duel", "builtin:random", "builtin:random", "--games", "4",
+                 "--jobs", "2", "--sandbox", "process"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 0
+    assert "4/4" in captured.err
+    assert "Elo" in captured.out and "builtin:random#2" in captured.out

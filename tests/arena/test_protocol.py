@@ -1,0 +1,117 @@
+"""The reply chokepoint and the SDK loop."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from arena.protocol import MAX_NOTE_CHARS, MAX_REPLY_BYTES, FaultKind, ReplyError, parse_reply
+from arena.sdk import run
+
+LEGAL = ["buy L1-01", "pass", "take a1"]
+
+
+@pytest.mark.parametrize(
+    "raw, action, note",
+    [
+        (b'"pass"', "pass", ""),
+        (b'{"action": "take a1"}', "take a1", ""),
+        (b'{"action": "pass", "note": "why not"}', "pass", "why not"),
+        (b'"pass"\r', "pass", ""),
+        ('{"action":"pass","note":"é\\u0007x"}'.encode(), "pass", "éx"),
+    ],
+)
+def test_good_replies(raw: bytes, action: str, note: str) -> None:
+    reply = parse_reply(raw, LEGAL)
+    assert (reply.action, reply.note) == (action, note)
+
+
+def test_long_notes_are_cut_not_punished() -> None:
+    reply = parse_reply(json.dumps({"action": "pass", "note": "x" * 5000}).encode(), LEGAL)
+    assert len(reply.note) == MAX_NOTE_CHARS
+
+
+@pytest.mark.parametrize(
+    "raw, kind, words",
+    [
+        (b'"resign"', FaultKind.ILLEGAL, "not a legal"),
+        (b'{"action": "Pass"}', FaultKind.ILLEGAL, "not a legal"),
+        (b"pass", FaultKind.PROTOCOL, "not JSON"),
+        (b"", FaultKind.PROTOCOL, "empty"),
+        (b'"\xff"', FaultKind.PROTOCOL, "not UTF-8"),
+        (b"42", FaultKind.PROTOCOL, "string or object"),
+        (b'["pass"]', FaultKind.PROTOCOL, "string or object"),
+        (b'{"move": "pass"}', FaultKind.PROTOCOL, "unknown key"),
+        (b'{"action": 3}', FaultKind.PROTOCOL, "string 'action'"),
+        (b'{"action": "pass", "note": 1}', FaultKind.PROTOCOL, "'note'"),
+        (b"[" * 100_000, FaultKind.PROTOCOL, "exceeds"),
+        (b'"' + b"a" * MAX_REPLY_BYTES + b'"', FaultKind.PROTOCOL, "exceeds"),
+        (b"[" * 50_000 + b"]" * 10, FaultKind.PROTOCOL, "not JSON"),
+    ],
+)
+def test_bad_replies(raw: bytes, kind: FaultKind, words: str) -> None:
+    with pytest.raises(ReplyError) as info:
+        parse_reply(raw, LEGAL)
+    assert info.value.kind == kind
+    assert words in info.value.detail
+
+
+def test_sdk_answers_the_referee() -> None:
+    messages = [
+        {
+            "type": "start",
+            "protocol": 1,
+            "game": "g",
+            "seat": 1,
+            "seats": 2,
+            "options": {},
+            "time": {},
+        },
+        {
+            "type": "request",
+            "step": 0,
+            "seat": 1,
+            "observation": {"x": 1},
+            "legal": ["a", "b"],
+            "time": {},
+        },
+        {
+            "type": "request",
+            "step": 2,
+            "seat": 1,
+            "observation": {"x": 2},
+            "legal": ["c"],
+            "time": {},
+        },
+        {"type": "end", "seat": 1, "outcome": {"ranks": [2, 1]}, "fault": None},
+        {"type": "request", "step": 9, "seat": 1, "observation": {}, "legal": ["z"], "time": {}},
+    ]
+    stdin = io.StringIO("".join(json.dumps(m) + "\n" for m in messages))
+    stdout = io.StringIO()
+    seen = []
+
+    def decide(observation, legal, request):
+        seen.append(request["step"])
+        return (legal[-1], "note") if observation["x"] == 1 else legal[0]
+
+    match = run(decide, stdin=stdin, stdout=stdout)
+    lines = stdout.getvalue().splitlines()
+    assert lines == ['"ready"', '{"action": "b", "note": "note"}', '"c"']
+    assert [parse_reply(line.encode(), ["ready", "b", "c"]).action for line in lines] == [
+        "ready",
+        "b",
+        "c",
+    ]
+    assert seen == [0, 2]
+    assert match is not None and match.seat == 1 and match.outcome == {"ranks": [2, 1]}
+
+
+def test_sdk_two_argument_decide() -> None:
+    stdin = io.StringIO(
+        json.dumps({"type": "request", "step": 0, "observation": {}, "legal": ["a"]}) + "\n"
+    )
+    stdout = io.StringIO()
+    run(lambda observation, legal: legal[0], stdin=stdin, stdout=stdout)
+    assert stdout.getvalue() == '"a"\n'

@@ -1,0 +1,122 @@
+"""The runner on the process sandbox: results, callback, time bank, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena import (
+    BotSpec,
+    MatchRequest,
+    OptionError,
+    SystemFault,
+    TimeControl,
+    builtin_bot_dir,
+    play_match,
+    verify_replay,
+)
+from tests.arena.bots import BASE, bot_dir, processes_mentioning
+
+
+def first_legal(label: str = "first") -> BotSpec:
+    return BotSpec(label, bot_dir("faulty", fault="none"))
+
+
+def test_random_match_gives_a_complete_result() -> None:
+    events = []
+    bots = [BotSpec("r0", builtin_bot_dir("splendor-duel", "random")), first_legal()]
+    result = play_match(
+        MatchRequest("splendor-duel", bots, seed=3, sandbox="process"), on_step=events.append
+    )
+    assert result.faults == [None, None]
+    assert sorted(result.outcome.ranks) in ([1, 2], [1, 1])
+    steps = result.replay["steps"]
+    assert len(events) == len(steps) == result.timings["decisions"] > 10
+    assert [e["action"] for e in events] == [s["action"] for s in steps]
+    assert events[0]["description"] and isinstance(events[0]["view"], dict)
+    assert all(t > 0 for t in result.think_ms)
+    assert steps[-1].get("note", "").startswith("request") or steps[-2]["note"].startswith(
+        "request"
+    )
+    assert verify_replay(result.replay) == []
+    assert result.replay["outcome"] == result.outcome.to_json()
+
+
+def test_stdout_prints_are_diverted_and_notes_capped() -> None:
+    bots = [BotSpec("chatty", bot_dir("chatty")), first_legal()]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=1, sandbox="process"))
+    assert result.faults == [None, None]
+    assert "thinking about step" in result.stderr_tails[0]
+    notes = [s["note"] for s in result.replay["steps"] if s["seat"] == 0]
+    assert notes and all(len(n) == 300 for n in notes)
+
+
+def test_time_bank_pays_for_a_slow_move() -> None:
+    tc = TimeControl(move_ms=300, bank_ms=1000)
+    bots = [BotSpec("slow", bot_dir("faulty", fault="slow", at=1, ms=700)), first_legal()]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=1, time=tc, sandbox="process"))
+    assert result.faults == [None, None]
+    left = result.seat_timings[0].bank_left_ms
+    assert 450 < left < 650, left  # 1000 - (700 - 300), less scheduling noise
+    assert result.seat_timings[1].bank_left_ms == 1000
+
+
+def test_slow_move_beyond_the_bank_times_out() -> None:
+    tc = TimeControl(move_ms=200, bank_ms=200)
+    bots = [first_legal(), BotSpec("slow", bot_dir("faulty", fault="slow", at=1, ms=700))]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=1, time=tc, sandbox="process"))
+    assert result.faults[0] is None
+    assert result.faults[1].kind == "timeout"
+    assert result.outcome.ranks == (1, 2)
+
+
+def test_request_errors_are_not_system_faults() -> None:
+    bots = [first_legal(), first_legal()]
+    with pytest.raises(OptionError, match="unknown game"):
+        play_match(MatchRequest("chess", bots, sandbox="process"))
+    with pytest.raises(OptionError, match="unknown option"):
+        play_match(MatchRequest("splendor-duel", bots, options={"nope": 1}, sandbox="process"))
+    with pytest.raises(OptionError, match="seats"):
+        play_match(MatchRequest("splendor-duel", bots * 2, sandbox="process"))
+    with pytest.raises(ValueError, match="sandbox limit"):
+        play_match(MatchRequest("splendor-duel", bots, limits={"gpus": 1}, sandbox="process"))
+
+
+def test_a_bad_bot_directory_is_a_system_fault_and_nothing_is_left() -> None:
+    missing = BASE / "no-such-bot"
+    bots = [first_legal(), BotSpec("missing", missing)]
+    with pytest.raises(SystemFault, match="no-such-bot|main.py"):
+        play_match(MatchRequest("splendor-duel", bots, sandbox="process"))
+    with pytest.raises(SystemFault, match="backend"):
+        play_match(MatchRequest("splendor-duel", bots, sandbox="vm"))
+    assert processes_mentioning(str(BASE)) == []
+
+
+def test_sandboxes_are_torn_down_when_the_callback_fails() -> None:
+    class Stop(Exception):
+        pass
+
+    def explode(event: dict) -> None:
+        if event["step"] == 5:
+            raise Stop
+
+    bots = [first_legal(), first_legal()]
+    with pytest.raises(Stop):
+        play_match(MatchRequest("splendor-duel", bots, sandbox="process"), on_step=explode)
+    assert processes_mentioning(str(BASE)) == []
+
+
+def test_simultaneous_phase_asks_seats_concurrently() -> None:
+    # five bots that each take 300 ms at their first request: asked one by
+    # one this would take 1.5 s before anyone could move on
+    tc = TimeControl(move_ms=2000, bank_ms=0)
+    bots = [BotSpec(f"slow{s}", bot_dir("faulty", fault="slow", at=0, ms=300)) for s in range(5)]
+    events = []
+    result = play_match(
+        MatchRequest("edel-stein-reich", bots, seed=2, time=tc, sandbox="process"),
+        on_step=events.append,
+    )
+    assert result.faults == [None] * 5
+    first_round = [e for e in events if e["step"] < 5]
+    assert sorted(e["seat"] for e in first_round) == [0, 1, 2, 3, 4]
+    assert result.timings["play_ms"] < 1200, result.timings
+    assert verify_replay(result.replay) == []
