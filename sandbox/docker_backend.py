@@ -374,13 +374,15 @@ class DockerBot(BotProcess):
         return self._report
 
     def _drain_available(self) -> None:
-        """Collect stderr that is already waiting, bounded in bytes and time."""
+        """Collect stderr already on its way (the daemon copies stdout and
+        stderr separately, so a reply can overtake the last debug lines),
+        bounded in bytes and time."""
         if self._eof:
             return
         got = 0
         deadline = time.monotonic() + 0.05
         while got < _STOP_DRAIN_BYTES and time.monotonic() < deadline:
-            if not self._poll.poll(0):
+            if not self._poll.poll(10):
                 return
             n = self._recv(discard_stdout=True)
             if n == 0:
