@@ -29,12 +29,17 @@ class BenchResult:
     games: int = 0
     decisions: int = 0
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
     reasons: Counter = field(default_factory=Counter)
     samples: list[GameState] = field(default_factory=list)
 
     @property
     def games_per_s(self) -> float:
         return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def games_per_cpu_s(self) -> float:
+        return self.games / self.cpu_seconds if self.cpu_seconds else 0.0
 
     @property
     def decisions_per_s(self) -> float:
@@ -61,6 +66,7 @@ def play_random(
     result = BenchResult()
     chooser = Rng(seed ^ 0x5EED)
     clock = time.perf_counter
+    cpu_start = time.process_time()
     start = clock()
     deadline = start + seconds
     n = 0
@@ -83,6 +89,7 @@ def play_random(
         result.reasons[_reason_kind(outcome.reason if outcome else "no outcome")] += 1
     result.games = n
     result.seconds = clock() - start
+    result.cpu_seconds = time.process_time() - cpu_start
     return result
 
 
@@ -122,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{game.id} (rules {game.rules_version}), {seats} seats, uniform-random play, one core")
     print(f"games:        {result.games} in {result.seconds:.2f} s")
     print(f"games/s:      {result.games_per_s:,.1f}")
+    # CPU time of this process: the figure to compare when the machine is busy
+    print(f"games per CPU second: {result.games_per_cpu_s:,.1f} ({result.cpu_seconds:.2f} s CPU)")
     print(f"decisions/s:  {result.decisions_per_s:,.0f}")
     if result.games:
         print(f"decisions per game: {result.decisions / result.games:.1f}")

@@ -40,7 +40,6 @@ from arena.games.splendor_duel.cards import (
     GOLD,
     LEVELS,
     PAYABLE,
-    PEARL,
     ROYAL_IDS,
     TOKEN_LETTERS,
     TOKEN_NAMES,
@@ -122,7 +121,7 @@ DISCARD_TEXT = tuple(f"discard {name}" for name in TOKEN_NAMES)
 ROYAL_TEXT = tuple(f"royal {rid}" for rid in ROYAL_IDS)
 BUY_TEXT = tuple(f"buy {cid}" for cid in CARD_IDS)
 
-NO_GOLD = (0, 0, 0, 0, 0, 0)
+NO_GOLD = (0, 0, 0, 0, 0, 0)  # also "nothing to pay"
 
 
 def buy_text(card: int, gold: tuple[int, ...]) -> str:
@@ -182,32 +181,6 @@ DEFICIT: tuple[tuple[int, ...], ...] = tuple(
 )
 #: added for a player without a gem card: copy cards become unaffordable (§11 row 13)
 JOKER_BLOCK = sum(100 << (FIELD_BITS * card) for card in range(CARD_COUNT) if CARD_IS_JOKER[card])
-_PRICE_CACHE: dict[tuple[int, ...], tuple[tuple[int, tuple[int, ...]], ...]] = {}
-_UNBUYABLE = 1 << 30
-
-
-def prices_for(bonus: tuple[int, ...]) -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """Per card, (total price, price per payable type) for a player with these bonuses.
-
-    Bonuses lower gem prices, never below zero; pearl prices are never
-    lowered (§7.3). A copy-colour card is priced out of reach for a player
-    without a gem card, i.e. without any bonus (§7.3, §11 row 13).
-    """
-    hit = _PRICE_CACHE.get(bonus)
-    if hit is not None:
-        return hit
-    table = []
-    for card in range(CARD_COUNT):
-        cost = CARD_COST[card]
-        price = (*(max(0, cost[c] - bonus[c]) for c in range(len(bonus))), cost[PEARL])
-        total = sum(price) if any(bonus) or not CARD_IS_JOKER[card] else _UNBUYABLE
-        table.append((total, price))
-    if len(_PRICE_CACHE) > 100_000:
-        _PRICE_CACHE.clear()
-    _PRICE_CACHE[bonus] = found = tuple(table)
-    return found
-
-
 _PAYMENT_CACHE: dict[tuple, list[str]] = {}
 
 

@@ -322,12 +322,17 @@ def end_of_effects(s: SplendorDuelState) -> None:
 def finish_turn(s: SplendorDuelState) -> None:
     """§9.2 refill the pyramid, §9.3 victory, §9.4 next turn (§11 row 20)."""
     pyramid = s.pyramid
-    for slot in range(len(pyramid)):
-        if pyramid[slot] == EMPTY and s.decks[SLOT_LEVEL[slot] - 1]:  # §11 row 12
-            pyramid[slot] = _draw(s, SLOT_LEVEL[slot])
+    if EMPTY in pyramid:
+        for slot in range(len(pyramid)):
+            if pyramid[slot] == EMPTY and s.decks[SLOT_LEVEL[slot] - 1]:  # §11 row 12
+                pyramid[slot] = _draw(s, SLOT_LEVEL[slot])
     seat = s.active
-    reason = victory_reason(s, seat)
-    if reason:
+    if (
+        s.prestige[seat] >= WIN_PRESTIGE
+        or s.crowns[seat] >= WIN_CROWNS
+        or max(s.colour_points[seat * 5 : seat * 5 + 5]) >= WIN_COLOUR_POINTS
+    ):
+        reason = victory_reason(s, seat)
         ranks = (1, 2) if seat == 0 else (2, 1)
         s.result = Outcome(ranks, (float(s.prestige[0]), float(s.prestige[1])), reason)
         s.phase = OVER

@@ -19,6 +19,7 @@ from arena.games.splendor_duel import actions as A
 from arena.games.splendor_duel import render, rules, views
 from arena.games.splendor_duel.board import CELLS_BY_NAME, mask_cells
 from arena.games.splendor_duel.cards import (
+    CARD_COST,
     EMPTY,
     GEMS_BY_NAME,
     GOLD,
@@ -259,20 +260,23 @@ class SplendorDuelState(GameState):
         candidates = [card for card in self.pyramid if card >= 0]
         candidates.extend(self.reserved[seat])
         candidates.sort()
-        prices = None
         for card in candidates:
             if (short >> (card << 3)) & 255 > gold:
                 continue
             if gold == 0:
                 out.append(A.BUY_TEXT[card])  # one way to pay (§11 row 19: maybe free)
                 continue
-            if prices is None:
-                prices = A.prices_for((bw, bb, bg, br, bk))
-            total, price = prices[card]
-            if total == 0:
-                out.append(A.BUY_TEXT[card])
+            cw, cb, cg, cr, ck, pp = CARD_COST[card]
+            # §7.3: bonuses lower gem prices, never below zero; pearls never
+            pw = cw - bw if cw > bw else 0
+            pb = cb - bb if cb > bb else 0
+            pg = cg - bg if cg > bg else 0
+            pr = cr - br if cr > br else 0
+            pk = ck - bk if ck > bk else 0
+            price = (pw, pb, pg, pr, pk, pp)
+            if price == A.NO_GOLD:
+                out.append(A.BUY_TEXT[card])  # free: one way to pay
                 continue
-            pw, pb, pg, pr, pk, pp = price
             have = (
                 tw if tw < pw else pw,
                 tb if tb < pb else pb,
