@@ -52,4 +52,9 @@ def parse_option(raw: Any) -> dict[str, Any] | None:
             raise ValueError(f"not valid JSON: {exc}") from None
     if not isinstance(raw, dict):
         raise ValueError("expected a path, inline JSON or a JSON object")
+    try:
+        # a private JSON copy: later changes to the caller's object cannot reach a game
+        raw = json.loads(json.dumps(raw))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"not JSON data: {exc}") from None
     return parse_components(raw).source
