@@ -1,4 +1,5 @@
-"""`arena new-bot GAME DIR`: write a starter bot (main.py and README.md)."""
+"""`arena new-bot GAME DIR`: write a starter bot (main.py and README.md) from
+the templates in bots/starter/ (str.format with {game})."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     target.mkdir(parents=True, exist_ok=True)
     target.chmod(0o755)  # the sandbox runs bots as an unprivileged user
     for name in ("main.py", "README.md"):
-        text = (bots_root() / "starter" / name).read_text().format(game=game.id)
+        text = (bots_root() / "starter" / f"{name}.in").read_text().format(game=game.id)
         (target / name).write_text(text)
         (target / name).chmod(0o644)
     print(

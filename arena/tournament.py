@@ -82,7 +82,12 @@ def fit_elo(n: int, results: Sequence[tuple[int, int, float]]) -> tuple[list[flo
     cov = _inverse(hess)
     mean = sum(r) / n
     elo = [1500 + (x - mean) * ELO_PER_NAT for x in r]
-    ci = [1.96 * math.sqrt(max(cov[i][i], 0.0)) * ELO_PER_NAT for i in range(n)]
+    # the interval of r_i - mean(r): the mean itself is fixed by convention
+    ci = []
+    for i in range(n):
+        v = [(1.0 if k == i else 0.0) - 1 / n for k in range(n)]
+        var = sum(v[a] * cov[a][b] * v[b] for a in range(n) for b in range(n))
+        ci.append(1.96 * math.sqrt(max(var, 0.0)) * ELO_PER_NAT)
     return elo, ci
 
 
