@@ -169,7 +169,8 @@ assert len(CELL_NAMES) == CELL_COUNT
 # for the pearl). Summing the six packed numbers gives every card's shortfall
 # in one go; a card is affordable when its shortfall is at most the gold held.
 # Sums stay below 6 * 8 + JOKER_BLOCK < 256, so fields never overflow.
-FIELD_BITS = 8
+FIELD_BITS = 8  # one byte per card: int.to_bytes gives the shortfalls as a bytes object
+PACKED_BYTES = CARD_COUNT
 FIELD_MASK = (1 << FIELD_BITS) - 1
 _MAX_COVER = 64
 DEFICIT: tuple[tuple[int, ...], ...] = tuple(

@@ -256,16 +256,14 @@ class SplendorDuelState(GameState):
         short += d[5][tp]
         if not (bw or bb or bg or br or bk):
             short += A.JOKER_BLOCK
+        shortfall = short.to_bytes(A.PACKED_BYTES, "little")  # shortfall[card]
+        ok = [c for c in self.pyramid if c >= 0 and shortfall[c] <= gold]
+        ok.extend([c for c in self.reserved[seat] if shortfall[c] <= gold])
+        ok.sort()
+        if gold == 0:  # one way to pay each (§11 row 19: maybe for free)
+            return [A.BUY_TEXT[card] for card in ok]
         out: list[str] = []
-        candidates = [card for card in self.pyramid if card >= 0]
-        candidates.extend(self.reserved[seat])
-        candidates.sort()
-        for card in candidates:
-            if (short >> (card << 3)) & 255 > gold:
-                continue
-            if gold == 0:
-                out.append(A.BUY_TEXT[card])  # one way to pay (§11 row 19: maybe free)
-                continue
+        for card in ok:
             cw, cb, cg, cr, ck, pp = CARD_COST[card]
             # §7.3: bonuses lower gem prices, never below zero; pearls never
             pw = cw - bw if cw > bw else 0
