@@ -9,11 +9,14 @@ from arena.engine import GameDef, OptionSpec
 from arena.games.splendor_duel import views
 from arena.games.splendor_duel.board import SPIRAL, board_masks
 from arena.games.splendor_duel.cards import GOLD, LEVEL_CARDS, ROYAL_IDS, SLOT_LEVEL, TOKEN_SUPPLY
-from arena.games.splendor_duel.state import GAME_ID, SplendorDuelState, empty_state
+from arena.games.splendor_duel.state import (
+    GAME_ID,
+    RULES_VERSION,
+    SplendorDuelState,
+    empty_state,
+)
 from arena.rng import Rng
 
-#: bumped whenever a rule decision changes what a recorded game does
-RULES_VERSION = "1.0"
 #: §11 row 23 [ENG]: random games need about 100–200 steps; real ones fewer
 DEFAULT_STEP_CAP = 2000
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.engine import GameState, IllegalAction, MalformedAction, Outcome
 from arena.games.splendor_duel import actions as A
-from arena.games.splendor_duel import render, rules, views
+from arena.games.splendor_duel import invariants, render, rules, views
 from arena.games.splendor_duel.board import CELLS_BY_NAME, mask_cells
 from arena.games.splendor_duel.cards import (
     CARD_COST,
@@ -29,6 +29,8 @@ from arena.games.splendor_duel.cards import (
 from arena.rng import Rng
 
 GAME_ID = "splendor-duel"
+#: bumped whenever a rule decision changes what a recorded game does
+RULES_VERSION = "1.0"
 
 # phases (one decision each); names as shown in views
 MAIN, COPY, MATCH, STEAL, ROYAL, DISCARD, OVER = range(7)
@@ -38,6 +40,7 @@ MAX_RESERVED = 3  # RULES.md §7.2
 
 class SplendorDuelState(GameState):
     game_id = GAME_ID
+    rules_version = RULES_VERSION
 
     __slots__ = (
         "board",  # 25 token types or EMPTY, row-major
@@ -170,7 +173,7 @@ class SplendorDuelState(GameState):
 
     def check_invariants(self) -> None:
         """RULES.md §12, raised as AssertionError (hook of the conformance test)."""
-        rules.check_invariants(self)
+        invariants.check_invariants(self)
 
     # -- legal actions -----------------------------------------------------------
     def _compute_legal(self) -> list[str]:

@@ -127,6 +127,7 @@ def observation(s: SplendorDuelState, seat: int | None) -> dict[str, Any]:
 def snapshot(s: SplendorDuelState) -> dict[str, Any]:
     snap = _common(s)
     snap["format"] = SNAPSHOT_FORMAT
+    snap["rules_version"] = s.rules_version
     snap["options"] = dict(s.options)
     snap["step_cap"] = s.step_cap
     snap["decks"] = [[CARD_IDS[c] for c in deck] for deck in s.decks]
@@ -137,11 +138,15 @@ def snapshot(s: SplendorDuelState) -> dict[str, Any]:
 
 
 def restore(data: Mapping[str, Any], rules_version: str) -> SplendorDuelState:
-    from arena.games.splendor_duel import rules
+    from arena.games.splendor_duel.invariants import check_invariants
     from arena.games.splendor_duel.state import empty_state
 
     if data.get("game") != "splendor-duel" or data.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError("not a splendor-duel snapshot of format 1")
+    if data.get("rules_version") != rules_version:
+        raise SnapshotError(
+            f"snapshot of rules {data.get('rules_version')!r}, engine has {rules_version!r}"
+        )
     try:
         s = empty_state()
         s.options = dict(data["options"])
@@ -179,7 +184,7 @@ def restore(data: Mapping[str, Any], rules_version: str) -> SplendorDuelState:
         _derive(s)
         outcome = data.get("outcome")
         s.result = Outcome.from_json(outcome) if outcome is not None else None
-        rules.check_invariants(s)
+        check_invariants(s)
     except (KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
         raise SnapshotError(f"bad splendor-duel snapshot: {exc!r}") from None
     return s

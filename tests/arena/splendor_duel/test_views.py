@@ -93,6 +93,7 @@ def test_restore_rejects_broken_snapshots() -> None:
         lambda d: d["players"][0]["tokens"].update(white=9),  # too many whites
         lambda d: d.update(format=99),
         lambda d: d.update(phase="dancing"),
+        lambda d: d.update(rules_version="0.1"),
     ):
         broken = copy.deepcopy(snap)
         breakage(broken)
