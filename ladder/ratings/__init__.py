@@ -11,11 +11,13 @@ See docs/ratings.md.
 
 from .elo import ELO, EloConfig, EloRating, EloUpdate, apply_elo, elo_changes, k_factor, replay_elo
 from .fit import FIT, BotFit, Fit, FitConfig, fit_ratings
+from .pairing import PAIRING, PairingBot, PairingConfig, PlannedMatch, plan_matches
 from .results import BotId, MatchResult, expected_score
 
 __all__ = [
     "ELO",
     "FIT",
+    "PAIRING",
     "BotFit",
     "BotId",
     "EloConfig",
@@ -24,10 +26,14 @@ __all__ = [
     "Fit",
     "FitConfig",
     "MatchResult",
+    "PairingBot",
+    "PairingConfig",
+    "PlannedMatch",
     "apply_elo",
     "elo_changes",
     "expected_score",
     "fit_ratings",
     "k_factor",
+    "plan_matches",
     "replay_elo",
 ]

@@ -1,0 +1,214 @@
+"""Simulated ladders with known strengths, through the real pairing and fit code.
+
+    python -m ladder.ratings.simulate [--runs 100] [--jobs 2] [--seats 2 4]
+
+Each run draws 32 true ratings from N(1500, 200²) Elo (the reading of
+"spread 200" in notes/ratings.md), then loops: fit all matches so far
+(`fit_ratings`), plan about one game per bot (`plan_matches`, groups numbered
+ladder-wide), play them from the Plackett–Luce model (Gumbel-perturbed true
+strengths, plus an optional true first-seat advantage). At each checkpoint
+(average games per bot) the fit of the matches so far is scored against the
+truth: Kendall τ, whether the fitted #1 is the true #1 (top-1 rate over runs),
+and coverage: the share of bots whose true rating, centred like the fit (pool
+mean 1500), lies inside the bot's 95 % interval. τ of incremental Elo over
+the same matches is printed for comparison.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+
+from .elo import replay_elo
+from .fit import FitConfig, fit_ratings
+from .pairing import PairingBot, PairingConfig, plan_matches
+from .results import ELO_PER_NAT, MatchResult
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    seats: int = 2
+    bots: int = 32
+    spread: float = 200.0  # SD of the true ratings, Elo
+    first_seat_advantage: float = 0.0  # true Elo bonus of seat 0
+    checkpoints: tuple[int, ...] = (10, 20, 30, 40, 100)
+    games_per_batch: float = 1.0  # games per bot between refits
+    fit: FitConfig = FitConfig()
+    pairing: PairingConfig = PairingConfig()
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    games: int
+    tau: float
+    elo_tau: float
+    top1: bool
+    covered: int
+    bots: int
+    half_width: float
+    min_games: int
+    max_games: int
+
+
+def kendall_tau(xs: list[float], ys: list[float]) -> float:
+    """Kendall τ-a (no ties expected between continuous ratings)."""
+    n = len(xs)
+    s = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            s += (xs[i] - xs[j] > 0) - (xs[i] - xs[j] < 0) if ys[i] > ys[j] else 0
+            s += (xs[j] - xs[i] > 0) - (xs[j] - xs[i] < 0) if ys[j] > ys[i] else 0
+    return s / (n * (n - 1) / 2)
+
+
+def play(table: tuple[int, ...], truth: list[float], advantage: float, rng: random.Random):
+    """Ranks of one match under Plackett–Luce: sort strengths plus Gumbel noise."""
+    noisy = [
+        (truth[b] + (advantage if s == 0 else 0.0)) / ELO_PER_NAT
+        - math.log(-math.log(rng.random()))
+        for s, b in enumerate(table)
+    ]
+    order = sorted(range(len(table)), key=lambda s: -noisy[s])
+    ranks = [0] * len(table)
+    for place, seat in enumerate(order):
+        ranks[seat] = place + 1
+    return MatchResult(table, tuple(ranks))
+
+
+def run_ladder(config: SimConfig, seed: int) -> list[Checkpoint]:
+    rng = random.Random(seed)
+    truth = [1500.0 + rng.gauss(0.0, config.spread) for _ in range(config.bots)]
+    mean = statistics.fmean(truth)
+    centred = [t - mean + 1500.0 for t in truth]
+    seat_games = config.seats * config.seats  # seat appearances per group
+    per_batch = max(1, round(config.bots * config.games_per_batch / seat_games))
+    matches: list[MatchResult] = []
+    last_played: dict[int, int] = {}
+    group = 0
+    results = []
+    for checkpoint in config.checkpoints:
+        target = math.ceil(checkpoint * config.bots / config.seats)
+        while len(matches) < target:
+            fit = fit_ratings(matches, config.fit).by_bot() if matches else {}
+            status = [
+                PairingBot(
+                    b,
+                    fit[b].rating if b in fit else None,
+                    fit[b].half_width if b in fit else None,
+                    fit[b].games if b in fit else 0,
+                    last_played.get(b),
+                )
+                for b in range(config.bots)
+            ]
+            for planned in plan_matches(
+                status, config.seats, per_batch, rng, first_group=group, config=config.pairing
+            ):
+                matches.append(play(planned.seats, truth, config.first_seat_advantage, rng))
+                for b in planned.seats:
+                    last_played[b] = planned.group
+            group += per_batch
+        results.append(_score(matches[:target], checkpoint, centred, config))
+    return results
+
+
+def _score(
+    matches: list[MatchResult], games: int, centred: list[float], config: SimConfig
+) -> Checkpoint:
+    fit = fit_ratings(matches, config.fit).by_bot()
+    elo, _ = replay_elo(matches)
+    bots = range(config.bots)
+    fitted = [fit[b].rating if b in fit else 1500.0 for b in bots]
+    played = [fit[b].games if b in fit else 0 for b in bots]
+    best_true = max(bots, key=lambda b: centred[b])
+    best_fit = max(bots, key=lambda b: fitted[b])
+    covered = sum(1 for b in bots if b in fit and fit[b].low <= centred[b] <= fit[b].high)
+    return Checkpoint(
+        games=games,
+        tau=kendall_tau(fitted, centred),
+        elo_tau=kendall_tau([elo[b].rating if b in elo else 1500.0 for b in bots], centred),
+        top1=best_true == best_fit,
+        covered=covered,
+        bots=config.bots,
+        half_width=statistics.fmean(fit[b].half_width for b in fit),
+        min_games=min(played),
+        max_games=max(played),
+    )
+
+
+def _run(args: tuple[SimConfig, int]) -> list[Checkpoint]:
+    return run_ladder(*args)
+
+
+def summarise(config: SimConfig, runs: list[list[Checkpoint]]) -> list[str]:
+    lines = [
+        f"{config.seats} seats, {config.bots} bots, true SD {config.spread:g} Elo, "
+        f"{len(runs)} runs (± = standard error over runs)",
+        "| games/bot | Kendall τ | τ incr. Elo | top-1 | 95 % coverage | mean ± half-width | games min–max |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for k, checkpoint in enumerate(config.checkpoints):
+        cps = [run[k] for run in runs]
+        taus = [c.tau for c in cps]
+        se = statistics.stdev(taus) / math.sqrt(len(taus)) if len(taus) > 1 else 0.0
+        top1 = sum(c.top1 for c in cps) / len(cps)
+        coverage = sum(c.covered for c in cps) / sum(c.bots for c in cps)
+        lines.append(
+            f"| {checkpoint} | {statistics.fmean(taus):.3f} ± {se:.3f} "
+            f"| {statistics.fmean(c.elo_tau for c in cps):.3f} "
+            f"| {top1:.2f} | {100 * coverage:.1f} % "
+            f"| {statistics.fmean(c.half_width for c in cps):.0f} "
+            f"| {min(c.min_games for c in cps)}–{max(c.max_games for c in cps)} |"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100, help="ladders per seat count")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--bots", type=int, default=32)
+    parser.add_argument("--spread", type=float, default=200.0)
+    parser.add_argument("--checkpoints", type=int, nargs="+", default=[10, 20, 30, 40, 100])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--first-seat-advantage", type=float, default=0.0)
+    parser.add_argument("--prior-draws", type=float, default=FitConfig.prior_draws)
+    parser.add_argument("--random-fraction", type=float, default=PairingConfig.random_fraction)
+    parser.add_argument("--fairness-every", type=int, default=PairingConfig.fairness_every)
+    parser.add_argument("--seed-by", choices=["rank", "interval"], default="rank")
+    parser.add_argument("--games-per-batch", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    for seats in args.seats:
+        config = SimConfig(
+            seats=seats,
+            bots=args.bots,
+            spread=args.spread,
+            first_seat_advantage=args.first_seat_advantage,
+            games_per_batch=args.games_per_batch,
+            checkpoints=tuple(sorted(args.checkpoints)),
+            fit=replace(FitConfig(), prior_draws=args.prior_draws),
+            pairing=replace(
+                PairingConfig(),
+                random_fraction=args.random_fraction,
+                fairness_every=args.fairness_every,
+                seed_by=args.seed_by,
+            ),
+        )
+        start = time.perf_counter()
+        jobs = [(config, args.seed * 1_000_003 + seats * 10_007 + r) for r in range(args.runs)]
+        if args.jobs > 1:
+            with ProcessPoolExecutor(args.jobs) as pool:
+                runs = list(pool.map(_run, jobs))
+        else:
+            runs = [_run(job) for job in jobs]
+        print("\n".join(summarise(config, runs)))
+        print(f"({time.perf_counter() - start:.0f} s)\n", flush=True)
+
+
+if __name__ == "__main__":
+    main()
