@@ -62,8 +62,10 @@ def enqueue(match_id: int, countdown: float = 0) -> None:
     """Send the match to a worker once the current transaction has committed."""
     from ladder.tasks import run_match  # tasks import this module
 
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read now: tests send to a queue of their own
+
     def send() -> None:
-        run_match.apply_async((match_id,), countdown=countdown or None)
+        run_match.apply_async((match_id,), countdown=countdown or None, queue=queue)
 
     transaction.on_commit(send)
 
@@ -85,4 +87,5 @@ def runner_request(match: Match) -> MatchRequest:
         ),
         memory_mib=settings.BOT_MEMORY_MIB,
         sandbox=settings.SANDBOX_BACKEND,
+        match_id=str(match.pk),
     )

@@ -95,7 +95,7 @@ def release_after_fault(match_id: int, claim, error: str) -> str:
 
 
 @shared_task(ignore_result=True)
-def reap_stale_matches() -> int:
+def reap_stale_matches(older_than_s: float | None = None) -> int:
     """Return matches whose worker died to the queue; remove orphaned bot containers."""
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
     stale = list(
@@ -118,7 +118,7 @@ def reap_stale_matches() -> int:
     ).values_list("pk", flat=True)[:500]
     for match_id in forgotten:
         enqueue(match_id)
-    reap_sandboxes(older_than_s=settings.MATCH_STALE_SECONDS)
+    reap_sandboxes(settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s)
     return len(stale)
 
 

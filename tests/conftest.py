@@ -74,3 +74,27 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if _flag(require_var):
             pytest.fail(f"{require_var}=1 but {problem}", pytrace=False)
         pytest.skip(f"{marker}: {problem}")
+
+
+# Tasks sent by tests go to a queue of this test session only, so a running
+# platform (or an earlier session's leftovers) never sees them and vice versa.
+TEST_QUEUE = f"gemarena-test-{os.getpid()}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    from config.celery import app
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = TEST_QUEUE
+    app.conf.task_default_queue = TEST_QUEUE
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    try:
+        from config.celery import app
+
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_purge(TEST_QUEUE)
+    except Exception:  # nothing queued, or the broker is gone: nothing to clean
+        pass

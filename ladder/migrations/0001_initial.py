@@ -9,7 +9,6 @@ import ladder.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,223 +17,398 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Counter',
+            name="Counter",
             fields=[
-                ('name', models.CharField(max_length=40, primary_key=True, serialize=False)),
-                ('value', models.PositiveBigIntegerField(default=0)),
+                ("name", models.CharField(max_length=40, primary_key=True, serialize=False)),
+                ("value", models.PositiveBigIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='GameFit',
+            name="GameFit",
             fields=[
-                ('game', models.CharField(max_length=40, primary_key=True, serialize=False)),
-                ('matches', models.PositiveIntegerField(default=0)),
-                ('first_seat_advantage', models.FloatField(blank=True, null=True)),
-                ('first_seat_advantage_half_width', models.FloatField(blank=True, null=True)),
-                ('fitted_at', models.DateTimeField(blank=True, null=True)),
+                ("game", models.CharField(max_length=40, primary_key=True, serialize=False)),
+                ("matches", models.PositiveIntegerField(default=0)),
+                ("first_seat_advantage", models.FloatField(blank=True, null=True)),
+                ("first_seat_advantage_half_width", models.FloatField(blank=True, null=True)),
+                ("fitted_at", models.DateTimeField(blank=True, null=True)),
             ],
         ),
         migrations.CreateModel(
-            name='LadderSettings',
+            name="LadderSettings",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('paused', models.BooleanField(default=False, help_text='While paused, the scheduler adds no ladder matches.')),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "paused",
+                    models.BooleanField(
+                        default=False,
+                        help_text="While paused, the scheduler adds no ladder matches.",
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
             options={
-                'verbose_name': 'ladder settings',
-                'verbose_name_plural': 'ladder settings',
+                "verbose_name": "ladder settings",
+                "verbose_name_plural": "ladder settings",
             },
         ),
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('hostname', models.CharField(max_length=200, unique=True)),
-                ('sandbox_backend', models.CharField(blank=True, max_length=20)),
-                ('sandbox_problem', models.TextField(blank=True)),
-                ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_seen', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("hostname", models.CharField(max_length=200, unique=True)),
+                ("sandbox_backend", models.CharField(blank=True, max_length=20)),
+                ("sandbox_problem", models.TextField(blank=True)),
+                ("started_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_seen", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['hostname'],
+                "ordering": ["hostname"],
             },
         ),
         migrations.CreateModel(
-            name='Bot',
+            name="Bot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(max_length=40)),
-                ('name', models.SlugField(max_length=40)),
-                ('description', models.CharField(blank=True, max_length=300)),
-                ('enabled', models.BooleanField(default=True)),
-                ('paused_reason', models.CharField(blank=True, max_length=300)),
-                ('consecutive_faults', models.PositiveIntegerField(default=0)),
-                ('is_builtin', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_played_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='bots', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game", models.CharField(max_length=40)),
+                ("name", models.SlugField(max_length=40)),
+                ("description", models.CharField(blank=True, max_length=300)),
+                ("enabled", models.BooleanField(default=True)),
+                ("paused_reason", models.CharField(blank=True, max_length=300)),
+                ("consecutive_faults", models.PositiveIntegerField(default=0)),
+                ("is_builtin", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_played_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="bots",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['game', 'name'],
+                "ordering": ["game", "name"],
             },
         ),
         migrations.CreateModel(
-            name='BotVersion',
+            name="BotVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('upload', models.FileField(upload_to=ladder.models.version_upload_path)),
-                ('original_name', models.CharField(max_length=200)),
-                ('sha256', models.CharField(max_length=64)),
-                ('size_bytes', models.PositiveIntegerField()),
-                ('status', models.CharField(choices=[('pending', 'validating'), ('ready', 'ready'), ('rejected', 'rejected')], default='pending', max_length=10)),
-                ('reject_reason', models.TextField(blank=True)),
-                ('stderr_tail', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='ladder.bot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                ("upload", models.FileField(upload_to=ladder.models.version_upload_path)),
+                ("original_name", models.CharField(max_length=200)),
+                ("sha256", models.CharField(max_length=64)),
+                ("size_bytes", models.PositiveIntegerField()),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "validating"),
+                            ("ready", "ready"),
+                            ("rejected", "rejected"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("reject_reason", models.TextField(blank=True)),
+                ("stderr_tail", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="ladder.bot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['bot', '-number'],
+                "ordering": ["bot", "-number"],
             },
         ),
         migrations.AddField(
-            model_name='bot',
-            name='active_version',
-            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='ladder.botversion'),
+            model_name="bot",
+            name="active_version",
+            field=models.ForeignKey(
+                blank=True,
+                null=True,
+                on_delete=django.db.models.deletion.SET_NULL,
+                related_name="+",
+                to="ladder.botversion",
+            ),
         ),
         migrations.CreateModel(
-            name='Match',
+            name="Match",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game', models.CharField(max_length=40)),
-                ('seat_count', models.PositiveSmallIntegerField()),
-                ('seed', models.BigIntegerField()),
-                ('options', models.JSONField(blank=True, default=dict)),
-                ('rules_version', models.CharField(max_length=40)),
-                ('kind', models.CharField(choices=[('ladder', 'Ladder'), ('validation', 'Validation'), ('challenge', 'Challenge'), ('tournament', 'Tournament')], default='ladder', max_length=12)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('finished', 'Finished'), ('errored', 'Errored'), ('cancelled', 'Cancelled')], default='queued', max_length=10)),
-                ('rated', models.BooleanField(default=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('group', models.UUIDField(blank=True, null=True)),
-                ('claim', models.UUIDField(blank=True, null=True)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('replay', models.FileField(blank=True, upload_to='replays/%Y/%m/')),
-                ('reason', models.CharField(blank=True, max_length=200)),
-                ('error', models.TextField(blank=True)),
-                ('steps', models.PositiveIntegerField(default=0)),
-                ('rating_seq', models.PositiveBigIntegerField(blank=True, null=True, unique=True)),
-                ('requested_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('validates', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='validation_matches', to='ladder.botversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game", models.CharField(max_length=40)),
+                ("seat_count", models.PositiveSmallIntegerField()),
+                ("seed", models.BigIntegerField()),
+                ("options", models.JSONField(blank=True, default=dict)),
+                ("rules_version", models.CharField(max_length=40)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("ladder", "Ladder"),
+                            ("validation", "Validation"),
+                            ("challenge", "Challenge"),
+                            ("tournament", "Tournament"),
+                        ],
+                        default="ladder",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("errored", "Errored"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("rated", models.BooleanField(default=True)),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("group", models.UUIDField(blank=True, null=True)),
+                ("claim", models.UUIDField(blank=True, null=True)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("replay", models.FileField(blank=True, upload_to="replays/%Y/%m/")),
+                ("reason", models.CharField(blank=True, max_length=200)),
+                ("error", models.TextField(blank=True)),
+                ("steps", models.PositiveIntegerField(default=0)),
+                ("rating_seq", models.PositiveBigIntegerField(blank=True, null=True, unique=True)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "validates",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="validation_matches",
+                        to="ladder.botversion",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'matches',
-                'ordering': ['-created_at'],
+                "verbose_name_plural": "matches",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='MatchSeat',
+            name="MatchSeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seat', models.PositiveSmallIntegerField()),
-                ('rank', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('fault', models.CharField(blank=True, max_length=20)),
-                ('fault_detail', models.TextField(blank=True)),
-                ('think_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('stderr_tail', models.TextField(blank=True)),
-                ('elo_before', models.FloatField(blank=True, null=True)),
-                ('elo_change', models.FloatField(blank=True, null=True)),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='seats', to='ladder.match')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='seats', to='ladder.botversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seat", models.PositiveSmallIntegerField()),
+                ("rank", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("fault", models.CharField(blank=True, max_length=20)),
+                ("fault_detail", models.TextField(blank=True)),
+                ("think_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("stderr_tail", models.TextField(blank=True)),
+                ("elo_before", models.FloatField(blank=True, null=True)),
+                ("elo_change", models.FloatField(blank=True, null=True)),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="seats",
+                        to="ladder.match",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="seats",
+                        to="ladder.botversion",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['match', 'seat'],
+                "ordering": ["match", "seat"],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('elo', models.FloatField(default=1500.0)),
-                ('elo_games', models.PositiveIntegerField(default=0)),
-                ('fitted', models.FloatField(blank=True, null=True)),
-                ('fitted_low', models.FloatField(blank=True, null=True)),
-                ('fitted_high', models.FloatField(blank=True, null=True)),
-                ('provisional', models.BooleanField(default=True)),
-                ('fitted_rank', models.PositiveIntegerField(blank=True, null=True)),
-                ('wins', models.PositiveIntegerField(default=0)),
-                ('fitted_at', models.DateTimeField(blank=True, null=True)),
-                ('bot', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='rating', to='ladder.bot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("elo", models.FloatField(default=1500.0)),
+                ("elo_games", models.PositiveIntegerField(default=0)),
+                ("fitted", models.FloatField(blank=True, null=True)),
+                ("fitted_low", models.FloatField(blank=True, null=True)),
+                ("fitted_high", models.FloatField(blank=True, null=True)),
+                ("provisional", models.BooleanField(default=True)),
+                ("fitted_rank", models.PositiveIntegerField(blank=True, null=True)),
+                ("wins", models.PositiveIntegerField(default=0)),
+                ("fitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "bot",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating",
+                        to="ladder.bot",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='RatingHistory',
+            name="RatingHistory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveBigIntegerField()),
-                ('elo_before', models.FloatField()),
-                ('elo_after', models.FloatField()),
-                ('fitted', models.FloatField(blank=True, null=True)),
-                ('fitted_low', models.FloatField(blank=True, null=True)),
-                ('fitted_high', models.FloatField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('bot', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_history', to='ladder.bot')),
-                ('match', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='ladder.match')),
-                ('version', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ladder.botversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveBigIntegerField()),
+                ("elo_before", models.FloatField()),
+                ("elo_after", models.FloatField()),
+                ("fitted", models.FloatField(blank=True, null=True)),
+                ("fitted_low", models.FloatField(blank=True, null=True)),
+                ("fitted_high", models.FloatField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "bot",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_history",
+                        to="ladder.bot",
+                    ),
+                ),
+                (
+                    "match",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rating_changes",
+                        to="ladder.match",
+                    ),
+                ),
+                (
+                    "version",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="ladder.botversion",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'rating history',
-                'ordering': ['seq'],
+                "verbose_name_plural": "rating history",
+                "ordering": ["seq"],
             },
         ),
         migrations.AddConstraint(
-            model_name='botversion',
-            constraint=models.UniqueConstraint(fields=('bot', 'number'), name='version_number_per_bot'),
+            model_name="botversion",
+            constraint=models.UniqueConstraint(
+                fields=("bot", "number"), name="version_number_per_bot"
+            ),
         ),
         migrations.AddIndex(
-            model_name='bot',
-            index=models.Index(fields=['game', 'enabled'], name='ladder_bot_game_73f100_idx'),
+            model_name="bot",
+            index=models.Index(fields=["game", "enabled"], name="ladder_bot_game_73f100_idx"),
         ),
         migrations.AddConstraint(
-            model_name='bot',
-            constraint=models.UniqueConstraint(fields=('game', 'name'), name='bot_name_per_game'),
+            model_name="bot",
+            constraint=models.UniqueConstraint(fields=("game", "name"), name="bot_name_per_game"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['status', 'created_at'], name='ladder_matc_status_3a1b7f_idx'),
+            model_name="match",
+            index=models.Index(
+                fields=["status", "created_at"], name="ladder_matc_status_3a1b7f_idx"
+            ),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['game', '-finished_at'], name='ladder_matc_game_510f3c_idx'),
+            model_name="match",
+            index=models.Index(fields=["game", "-finished_at"], name="ladder_matc_game_510f3c_idx"),
         ),
         migrations.AddConstraint(
-            model_name='match',
-            constraint=models.CheckConstraint(condition=models.Q(('rating_seq__isnull', True), models.Q(('rated', True), ('status', 'finished')), _connector='OR'), name='only_finished_rated_matches_have_a_rating_seq'),
+            model_name="match",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("rating_seq__isnull", True),
+                    models.Q(("rated", True), ("status", "finished")),
+                    _connector="OR",
+                ),
+                name="only_finished_rated_matches_have_a_rating_seq",
+            ),
         ),
         migrations.AddIndex(
-            model_name='matchseat',
-            index=models.Index(fields=['version', 'match'], name='ladder_matc_version_1725cb_idx'),
+            model_name="matchseat",
+            index=models.Index(fields=["version", "match"], name="ladder_matc_version_1725cb_idx"),
         ),
         migrations.AddConstraint(
-            model_name='matchseat',
-            constraint=models.UniqueConstraint(fields=('match', 'seat'), name='one_row_per_seat'),
+            model_name="matchseat",
+            constraint=models.UniqueConstraint(fields=("match", "seat"), name="one_row_per_seat"),
         ),
         migrations.AddIndex(
-            model_name='rating',
-            index=models.Index(fields=['fitted_rank'], name='ladder_rati_fitted__1a2d58_idx'),
+            model_name="rating",
+            index=models.Index(fields=["fitted_rank"], name="ladder_rati_fitted__1a2d58_idx"),
         ),
         migrations.AddIndex(
-            model_name='ratinghistory',
-            index=models.Index(fields=['bot', 'seq'], name='ladder_rati_bot_id_dd32ba_idx'),
+            model_name="ratinghistory",
+            index=models.Index(fields=["bot", "seq"], name="ladder_rati_bot_id_dd32ba_idx"),
         ),
         migrations.AddConstraint(
-            model_name='ratinghistory',
-            constraint=models.UniqueConstraint(fields=('bot', 'match'), name='rated_once_per_bot_and_match'),
+            model_name="ratinghistory",
+            constraint=models.UniqueConstraint(
+                fields=("bot", "match"), name="rated_once_per_bot_and_match"
+            ),
         ),
     ]

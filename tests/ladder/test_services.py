@@ -16,14 +16,17 @@ from django.db import connection
 from config.celery import app as celery_app
 from ladder.models import WorkerHeartbeat
 from ladder.tasks import heartbeat
+from tests.conftest import TEST_QUEUE
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def round_trip_through_broker() -> WorkerHeartbeat:
     """Enqueue the heartbeat task and let a real worker thread run it."""
-    with start_worker(celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        heartbeat.delay()
+    with start_worker(
+        celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10, queues=[TEST_QUEUE]
+    ):
+        heartbeat.apply_async(queue=TEST_QUEUE)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             beat = WorkerHeartbeat.objects.first()

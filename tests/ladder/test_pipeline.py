@@ -1,0 +1,213 @@
+"""Uploads → validation → ladder matches → results and ratings, in one process.
+
+The runner is real (process sandbox here; the Docker variants are marked);
+tasks are called directly instead of through a broker.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+import pytest
+
+from arena import SystemFault
+from ladder import tasks
+from ladder.bots import add_version, create_bot, install_builtin
+from ladder.leaderboard import recompute_elo, refit
+from ladder.matches import create_match
+from ladder.models import (
+    Bot,
+    BotVersion,
+    LadderSettings,
+    Match,
+    Rating,
+    RatingHistory,
+    WorkerHeartbeat,
+)
+from ladder.results import record_result
+from ladder.scheduler import fill_queue
+from ladder.uploads import UploadError
+from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_queued(kind: str | None = None) -> list[str]:
+    outcomes = []
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    if kind:
+        queued = queued.filter(kind=kind)
+    for match_id in queued.order_by("pk").values_list("pk", flat=True):
+        outcomes.append(tasks.run_match.run(match_id))
+    return outcomes
+
+
+@pytest.fixture
+def process_sandbox(settings):
+    settings.SANDBOX_BACKEND = "process"
+    settings.MOVE_MS = 2000
+    settings.STARTUP_MS = 15000
+
+
+def test_good_upload_is_validated_and_becomes_active(alice, process_sandbox) -> None:
+    bot = create_bot(alice, "splendor-duel", "alices-bot")
+    version = add_version(bot, "bot.py", RANDOM_BOT)
+    assert version.status == BotVersion.Status.PENDING
+    assert (version.code_dir / "main.py").read_bytes() == RANDOM_BOT
+    assert version.validation_matches.count() == 2
+    assert run_queued(Match.Kind.VALIDATION) == ["finished", "finished"]
+    version.refresh_from_db()
+    bot.refresh_from_db()
+    assert version.status == BotVersion.Status.READY
+    assert bot.active_version == version
+    # validation matches are never rated
+    assert RatingHistory.objects.count() == 0
+
+
+def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, process_sandbox) -> None:
+    bot = create_bot(alice, "splendor-duel", "crashy")
+    version = add_version(bot, "bot.py", CRASH_BOT)
+    run_queued(Match.Kind.VALIDATION)
+    version.refresh_from_db()
+    bot.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert "crash" in version.reject_reason
+    assert "about to fail" in version.stderr_tail
+    assert bot.active_version is None
+    # the second validation match was cancelled after the first fault
+    statuses = sorted(version.validation_matches.values_list("status", flat=True))
+    assert statuses in (["cancelled", "finished"], ["finished", "finished"])
+
+
+def test_refused_upload_stores_nothing(alice, media_dir) -> None:
+    bot = create_bot(alice, "splendor-duel", "empty")
+    with pytest.raises(UploadError):
+        add_version(bot, "bot.py", b"def broken(:\n")
+    assert bot.versions.count() == 0
+    assert not (media_dir / "bots").exists() or not any((media_dir / "bots").rglob("*.py"))
+
+
+def test_per_user_limits(alice, settings) -> None:
+    settings.MAX_BOTS_PER_USER = 1
+    create_bot(alice, "splendor-duel", "one")
+    with pytest.raises(UploadError, match="limit"):
+        create_bot(alice, "splendor-duel", "two")
+    settings.MAX_UPLOADS_PER_HOUR = 1
+    bot = Bot.objects.get(name="one")
+    add_version(bot, "a.py", RANDOM_BOT)
+    with pytest.raises(UploadError, match="per hour"):
+        add_version(bot, "b.py", RANDOM_BOT + b"\n# v2\n")
+
+
+def ladder_bots(count: int, game: str = "splendor-duel") -> list[Bot]:
+    bots = [install_builtin(game, "random", bot_name=f"rnd-{game[:2]}-{i}") for i in range(count)]
+    return bots
+
+
+def test_second_delivery_does_nothing(process_sandbox) -> None:
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    assert tasks.run_match.run(match.pk) == "finished"
+    assert tasks.run_match.run(match.pk) == "not queued"
+    assert RatingHistory.objects.filter(match=match).count() == 2
+
+
+def test_a_lost_claim_cannot_record(process_sandbox, monkeypatch) -> None:
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    captured = {}
+    real_record = tasks.record_result
+
+    def record_after_reaper(match_id, claim, result):
+        captured["result"], captured["claim"] = result, claim
+        # meanwhile the reaper gave the match to someone else
+        Match.objects.filter(pk=match_id).update(claim=uuid.uuid4())
+        return real_record(match_id, claim, result)
+
+    monkeypatch.setattr(tasks, "record_result", record_after_reaper)
+    assert tasks.run_match.run(match.pk) == "claim lost"
+    assert RatingHistory.objects.count() == 0
+    assert record_result(match.pk, captured["claim"], captured["result"]) is False
+
+
+def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, settings) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 2
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+
+    def broken(request, on_step=None):
+        raise SystemFault("docker daemon went away")
+
+    monkeypatch.setattr(tasks, "play_match", broken)
+    assert tasks.run_match.run(match.pk) == "retry"
+    match.refresh_from_db()
+    assert (match.status, match.attempts) == (Match.Status.QUEUED, 1)
+    assert "docker daemon went away" in match.error
+    assert tasks.run_match.run(match.pk) == "errored"
+    match.refresh_from_db()
+    assert match.status == Match.Status.ERRORED
+    assert match.rating_seq is None
+    assert Rating.objects.get(bot=a).elo_games == 0
+
+
+def test_bot_faults_are_rated_and_pause_after_a_streak(alice, process_sandbox, settings) -> None:
+    settings.FAULTS_BEFORE_PAUSE = 2
+    (good,) = ladder_bots(1)
+    bad = create_bot(alice, "splendor-duel", "bad")
+    version = add_version(bad, "bot.py", CRASH_BOT, validate=False)
+    for _ in range(2):
+        create_match("splendor-duel", [version, good.active_version])
+    run_queued(Match.Kind.LADDER)
+    bad.refresh_from_db()
+    assert bad.consecutive_faults == 2
+    assert "paused after 2 faulted matches" in bad.paused_reason
+    assert Rating.objects.get(bot=bad).elo < 1500
+    assert not bad.plays
+
+
+def test_scheduler_fills_to_depth_with_mirrored_pairs(process_sandbox, settings) -> None:
+    settings.QUEUE_DEPTH_PER_WORKER = 3
+    ladder_bots(4)
+    WorkerHeartbeat.beat("w1@test", "process")
+    WorkerHeartbeat.beat("w2@test", "process")
+    created = fill_queue(random.Random(7))
+    ladder = Match.objects.filter(kind=Match.Kind.LADDER, game="splendor-duel")
+    assert created >= 6 and ladder.count() >= 6  # depth 3 per worker × 2 workers
+    for group in {m.group for m in ladder}:
+        pair = list(Match.objects.filter(group=group).order_by("pk"))
+        assert len(pair) == 2 and pair[0].seed == pair[1].seed
+        seats = [[s.version_id for s in m.seats.order_by("seat")] for m in pair]
+        assert seats[0] == seats[1][::-1]
+    assert fill_queue(random.Random(8)) == 0  # already at depth
+
+
+def test_paused_ladder_schedules_nothing(process_sandbox) -> None:
+    ladder_bots(3)
+    settings_row = LadderSettings.get()
+    settings_row.paused = True
+    settings_row.save()
+    assert fill_queue(random.Random(1)) == 0
+    assert not Match.objects.filter(kind=Match.Kind.LADDER).exists()
+
+
+def test_recompute_matches_the_incremental_path(process_sandbox, settings) -> None:
+    settings.QUEUE_DEPTH_PER_WORKER = 4
+    ladder_bots(4)
+    ladder_bots(3, game="edel-stein-reich")
+    fill_queue(random.Random(3))
+    assert set(run_queued(Match.Kind.LADDER)) == {"finished"}
+    for game in ("splendor-duel", "edel-stein-reich"):
+        report = recompute_elo(game, write=False)
+        assert report.matches > 0
+        assert report.differences == []
+        assert refit(game) == report.matches
+    # a stored number changed behind the ladder's back is found and fixed
+    rating = Rating.objects.filter(bot__game="splendor-duel", elo_games__gt=0).first()
+    Rating.objects.filter(pk=rating.pk).update(elo=rating.elo + 7)
+    report = recompute_elo("splendor-duel", write=True)
+    assert len(report.differences) == 1
+    assert recompute_elo("splendor-duel", write=False).differences == []
+    fitted = Rating.objects.filter(bot__game="splendor-duel").exclude(fitted=None)
+    assert fitted.count() == 4
+    assert all(r.fitted_low < r.fitted < r.fitted_high for r in fitted)

@@ -1,0 +1,104 @@
+"""Real worker processes on real PostgreSQL and Redis.
+
+- four workers record results of overlapping bots at once: the ratings equal a
+  sequential recompute and no update is lost;
+- a worker killed with SIGKILL mid-match: the reaper requeues the match, it
+  finishes exactly once, and no container is left running.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from ladder.bots import install_builtin
+from ladder.leaderboard import recompute_elo
+from ladder.matches import create_match
+from ladder.models import Match, MatchSeat, Rating, RatingHistory
+from ladder.tasks import reap_stale_matches
+from tests.ladder.conftest import wait_for, worker_processes
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
+
+SLOW_BOT = b"""
+import json, random, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "start":
+        print(json.dumps("ready"), flush=True)
+    elif msg.get("type") == "request":
+        time.sleep(0.3)
+        print(json.dumps(random.choice(msg["legal"])), flush=True)
+    elif msg.get("type") == "end":
+        break
+"""
+
+
+def test_four_workers_lose_no_update(media_dir) -> None:
+    bots = [install_builtin("splendor-duel", "random", bot_name=f"w-{i}") for i in range(5)]
+    versions = [b.active_version for b in bots]
+    lineups = [(i, j) for i in range(5) for j in range(5) if i != j] * 2  # 40 matches
+    for i, j in lineups:
+        create_match("splendor-duel", [versions[i], versions[j]])
+    with worker_processes(4, media_dir, {"SANDBOX_BACKEND": "process"}):
+        wait_for(
+            lambda: not Match.objects.exclude(status=Match.Status.FINISHED).exists(),
+            timeout_s=240,
+            what="40 matches to finish on 4 workers",
+        )
+    workers = set(Match.objects.values_list("worker", flat=True))
+    assert len(workers) >= 2, f"only {workers} took part"
+    assert RatingHistory.objects.count() == 2 * len(lineups)
+    assert sum(Rating.objects.filter(bot__in=bots).values_list("elo_games", flat=True)) == 80
+    seqs = sorted(Match.objects.values_list("rating_seq", flat=True))
+    assert seqs == list(range(seqs[0], seqs[0] + len(lineups)))
+    report = recompute_elo("splendor-duel", write=False)
+    assert report.matches == len(lineups)
+    assert report.differences == []
+
+
+@pytest.mark.docker
+def test_killed_worker_match_finishes_once_after_reaper(media_dir, settings) -> None:
+    import docker
+
+    settings.MATCH_STALE_SECONDS = 30
+    slow = install_builtin("splendor-duel", "random", bot_name="slow-a")
+    other = install_builtin("splendor-duel", "random", bot_name="slow-b")
+    from ladder.bots import add_version
+
+    version = add_version(slow, "slow.py", SLOW_BOT, validate=False)
+    match = create_match("splendor-duel", [version, other.active_version])
+    env = {"SANDBOX_BACKEND": "docker", "MATCH_STALE_SECONDS": "30"}
+    client = docker.from_env()
+    label = f"gemarena.match={match.pk}"
+    with worker_processes(1, media_dir, env) as (worker,):
+        wait_for(
+            lambda: client.containers.list(filters={"label": label}),
+            timeout_s=60,
+            what="the match's containers to start",
+        )
+        time.sleep(2)  # mid-match
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=10)
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING
+    # the worker is gone; its heartbeat goes stale; the reaper puts the match back
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=match.heartbeat_at.replace(year=2000))
+    reap_stale_matches.run(older_than_s=0)
+    assert not client.containers.list(all=True, filters={"label": label})
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED
+    with worker_processes(1, media_dir, env):
+        wait_for(
+            lambda: Match.objects.get(pk=match.pk).status == Match.Status.FINISHED,
+            timeout_s=240,
+            what="the requeued match to finish",
+        )
+    match.refresh_from_db()
+    assert match.attempts == 2
+    assert RatingHistory.objects.filter(match=match).count() == 2
+    assert MatchSeat.objects.filter(match=match, rank__isnull=False).count() == 2
+    assert not client.containers.list(all=True, filters={"label": label})
