@@ -25,10 +25,12 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 # The bot image is built only when a Docker engine answers; without one the
-# platform falls back to the process sandbox and the Docker tests skip.
+# platform falls back to the process sandbox and the Docker tests skip. It
+# carries the bot library (SDK + engines, content-addressed), so it is
+# re-tagged whenever the engines change; unchanged inputs cost a second.
 image: $(STAMP)
 	@if docker info >/dev/null 2>&1; then \
-		$(PY) -m sandbox.image ensure; \
+		$(PY) -m sandbox.image ensure --force --extra-lib "$$($(PY) -m arena.sdk_lib)"; \
 	else \
 		echo "Docker engine not reachable: skipping the bot image (process sandbox will be used)"; \
 	fi

@@ -22,6 +22,9 @@ class WorkerHeartbeat(models.Model):
     hostname = models.CharField(max_length=200, unique=True)
     sandbox_backend = models.CharField(max_length=20, blank=True)
     sandbox_problem = models.TextField(blank=True)
+    #: the worker's start-up self-test (an echo bot through its sandbox)
+    self_test_ok = models.BooleanField(null=True, blank=True)
+    self_test_detail = models.TextField(blank=True)
     started_at = models.DateTimeField(default=timezone.now)
     last_seen = models.DateTimeField(default=timezone.now)
 
@@ -331,3 +334,44 @@ class GameFit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} fit over {self.matches} matches"
+
+
+class LiveStep(models.Model):
+    """Steps of a running match, for people watching it live.
+
+    The worker writes them in small batches while it plays; they are deleted
+    when the result is recorded (the replay file then holds every step).
+    """
+
+    match = models.ForeignKey(Match, models.CASCADE, related_name="live_steps")
+    step = models.PositiveIntegerField()
+    data = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "step"], name="live_step_once")]
+        ordering = ["match", "step"]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.step}"
+
+
+class ApiToken(models.Model):
+    """A personal API token. Only its SHA-256 is stored; the token is shown once."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=60)
+    prefix = models.CharField(max_length=12)  # shown in lists so people can tell tokens apart
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} / {self.name} ({self.prefix}…)"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None

@@ -18,7 +18,16 @@ from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
 from arena import replay_to_bytes
-from ladder.models import Bot, BotVersion, Counter, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import (
+    Bot,
+    BotVersion,
+    Counter,
+    LiveStep,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+)
 from ladder.ratings.elo import EloRating, apply_elo
 from ladder.ratings.results import MatchResult
 
@@ -67,6 +76,7 @@ def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool
         Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
             last_played_at=match.finished_at
         )
+        LiveStep.objects.filter(match=match).delete()  # the replay holds every step now
         if match.kind == Match.Kind.VALIDATION:
             decide_validation(match)
         elif match.kind == Match.Kind.LADDER:

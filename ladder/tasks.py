@@ -9,11 +9,12 @@ from datetime import timedelta
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
+from django.db.models import F
 from django.utils import timezone
 
 from arena import SystemFault, play_match, reap_sandboxes, sandbox_status
 from ladder.matches import enqueue, runner_request
-from ladder.models import Match, WorkerHeartbeat
+from ladder.models import LiveStep, Match, WorkerHeartbeat
 from ladder.results import record_result
 
 log = logging.getLogger(__name__)
@@ -51,17 +52,9 @@ def run_match(self, match_id: int) -> str:
     log.info(
         "match %s: playing (%s, attempt %s) on %s", match_id, match.game, match.attempts + 1, worker
     )
-    last_beat = [time.monotonic()]
-
-    def on_step(step) -> None:
-        # Proof of life for the reaper, at most every few seconds.
-        now = time.monotonic()
-        if now - last_beat[0] >= 5:
-            last_beat[0] = now
-            Match.objects.filter(pk=match_id, claim=claim).update(heartbeat_at=timezone.now())
-
+    live = LiveRecorder(match_id, claim)
     try:
-        result = play_match(runner_request(match), on_step=on_step)
+        result = play_match(runner_request(match), on_step=live.on_step)
     except Exception as exc:  # SystemFault or anything unexpected: never the bots' fault
         kind = (
             "system fault"
@@ -77,9 +70,39 @@ def run_match(self, match_id: int) -> str:
     return "finished"
 
 
+class LiveRecorder:
+    """Writes the steps of a running match in small batches for live viewers,
+    and doubles as the match's proof of life for the reaper."""
+
+    FLUSH_EVERY_S = 1.0
+
+    def __init__(self, match_id: int, claim) -> None:
+        self.match_id = match_id
+        self.claim = claim
+        self.pending: list[LiveStep] = []
+        self.last_flush = time.monotonic()
+
+    def on_step(self, step: dict) -> None:
+        data = {k: step.get(k) for k in ("step", "seat", "action", "description", "view", "forced")}
+        self.pending.append(LiveStep(match_id=self.match_id, step=step["step"], data=data))
+        if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        self.last_flush = time.monotonic()
+        # Only while we still hold the claim: a reaped match must not be touched.
+        if Match.objects.filter(pk=self.match_id, claim=self.claim).update(
+            heartbeat_at=timezone.now(),
+            steps=self.pending[-1].step + 1 if self.pending else F("steps"),
+        ):
+            LiveStep.objects.bulk_create(self.pending, ignore_conflicts=True)
+        self.pending = []
+
+
 def release_after_fault(match_id: int, claim, error: str) -> str:
     """Retry with backoff up to MATCH_MAX_ATTEMPTS, then mark the match errored (unrated)."""
     match = Match.objects.get(pk=match_id)
+    LiveStep.objects.filter(match_id=match_id).delete()  # the next attempt starts afresh
     if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
         Match.objects.filter(pk=match_id, claim=claim, status=Match.Status.RUNNING).update(
             status=Match.Status.ERRORED, error=error[:4000], finished_at=timezone.now(), claim=None
@@ -108,6 +131,7 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
             pk=match_id, status=Match.Status.RUNNING, heartbeat_at__lt=cutoff
         ).update(status=Match.Status.QUEUED, claim=None, worker="", error="worker lost")
         if released:
+            LiveStep.objects.filter(match_id=match_id).delete()
             log.warning("match %s: worker lost, back to the queue", match_id)
             enqueue(match_id)
     # Queued matches whose message was lost (broker restarted without persistence).

@@ -211,3 +211,26 @@ def test_recompute_matches_the_incremental_path(process_sandbox, settings) -> No
     fitted = Rating.objects.filter(bot__game="splendor-duel").exclude(fitted=None)
     assert fitted.count() == 4
     assert all(r.fitted_low < r.fitted < r.fitted_high for r in fitted)
+
+
+def test_live_steps_are_written_while_playing_and_dropped_after(process_sandbox, monkeypatch) -> None:
+    from ladder.models import LiveStep
+
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    monkeypatch.setattr(tasks.LiveRecorder, "FLUSH_EVERY_S", 0.0)
+    seen = {}
+    real_record = tasks.record_result
+
+    def record_and_peek(match_id, claim, result):
+        seen["live"] = list(LiveStep.objects.filter(match_id=match_id).values_list("step", flat=True))
+        seen["steps"] = Match.objects.get(pk=match_id).steps
+        return real_record(match_id, claim, result)
+
+    monkeypatch.setattr(tasks, "record_result", record_and_peek)
+    assert tasks.run_match.run(match.pk) == "finished"
+    match.refresh_from_db()
+    assert seen["live"] == list(range(len(seen["live"]))) and len(seen["live"]) >= 10
+    assert seen["steps"] == len(seen["live"])
+    assert not LiveStep.objects.filter(match=match).exists()
+    assert match.steps >= len(seen["live"])
