@@ -41,6 +41,7 @@ migrate: $(STAMP)
 	$(PY) manage.py ensure_admin
 
 run: image migrate
+	$(PY) manage.py seed_demo
 	@echo ""
 	@echo "  Gem Arena is starting at http://127.0.0.1:$${WEB_PORT:-8000}/  (status: /status/, admin: /admin/)"
 	@echo ""
