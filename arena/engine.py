@@ -176,6 +176,12 @@ class GameDef(ABC):
                 raise OptionError(f"option {name!r} of {self.id}: {exc}") from None
         return clean
 
+    def public_data(self) -> dict[str, Any]:
+        """Printed component data anyone may see that a viewer needs to draw
+        the game (card faces by id), JSON-serialisable. Empty when the views
+        describe everything themselves."""
+        return {}
+
     def check_seats(self, seats: int) -> None:
         if seats not in self.seat_counts:
             allowed = ", ".join(map(str, self.seat_counts))

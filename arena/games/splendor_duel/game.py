@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,6 +10,7 @@ from arena.engine import GameDef, OptionSpec
 from arena.games.splendor_duel import views
 from arena.games.splendor_duel.board import SPIRAL, board_masks
 from arena.games.splendor_duel.cards import GOLD, LEVEL_CARDS, ROYAL_IDS, SLOT_LEVEL, TOKEN_SUPPLY
+from arena.games.splendor_duel.loader import DATA
 from arena.games.splendor_duel.state import (
     GAME_ID,
     RULES_VERSION,
@@ -88,6 +90,13 @@ class SplendorDuel(GameDef):
 
     def restore(self, snapshot: Mapping[str, Any]) -> SplendorDuelState:
         return views.restore(snapshot, self.rules_version)
+
+    def public_data(self) -> dict[str, Any]:
+        """The faces of the jewel and royal cards by id, as in data/cards.json."""
+        return {
+            "cards": {card["id"]: copy.deepcopy(card) for card in DATA["jewel_cards"]},
+            "royals": {card["id"]: copy.deepcopy(card) for card in DATA["royal_cards"]},
+        }
 
 
 GAME = SplendorDuel()
