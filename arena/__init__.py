@@ -32,7 +32,12 @@ from arena.runner_types import (
     SystemFault,
     TimeControl,
 )
-from arena.sandboxes import SandboxStatus, sandbox_status
+from arena.sandboxes import (
+    SandboxStatus,
+    remove_match_sandboxes,
+    sandbox_self_test,
+    sandbox_status,
+)
 
 __all__ = [
     "BotNotFound",
@@ -62,5 +67,7 @@ __all__ = [
     "SandboxStatus",
     "all_games",
     "get_game",
+    "remove_match_sandboxes",
+    "sandbox_self_test",
     "sandbox_status",
 ]

@@ -7,9 +7,17 @@ can run bots.
 
 from __future__ import annotations
 
+import logging
+import os
+import secrets
+import shutil
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import sandbox
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -34,3 +42,78 @@ def sandbox_status(requested: str) -> SandboxStatus:
     return SandboxStatus(
         requested, backend.name, backend.safe_for_untrusted, problem, docker_problem
     )
+
+
+#: the echo bot of the self-test: answers every line with the same line
+_ECHO_BOT = (
+    b"import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+)
+
+
+def sandbox_self_test(
+    requested: str, work_dir: str | os.PathLike[str], timeout_s: float = 20.0
+) -> tuple[bool, str]:
+    """Run an echo bot through the sandbox `requested` resolves to; (ok, detail).
+
+    The bot is written under `work_dir`, which must be a path the sandbox
+    can see: for Docker, the engine bind-mounts it, so on a worker in a
+    container it must be the same path on the Docker host (the media dir is).
+    Fails on anything a match would trip over: no backend, engine or image
+    missing, a bot that cannot start or answer, a container that cannot be
+    removed afterwards.
+    """
+    t0 = time.monotonic()
+    try:
+        backend = sandbox.get_backend(requested)
+    except sandbox.SandboxError as exc:
+        return False, f"no sandbox for {requested!r}: {exc}"
+    problem = backend.self_check()
+    if problem:
+        return False, f"{backend.name}: {problem}"
+    token = secrets.token_hex(8)
+    bot_dir = Path(work_dir) / f"selftest-{token}"
+    proc = None
+    try:
+        bot_dir.mkdir(parents=True, mode=0o755)
+        bot_dir.chmod(0o755)  # bots run as nobody: they must read their code
+        main = bot_dir / "main.py"
+        main.write_bytes(_ECHO_BOT)
+        main.chmod(0o644)
+        limits = sandbox.Limits(memory_mib=64, pids=16, startup_ms=int(timeout_s * 1000))
+        proc = backend.launch(
+            bot_dir, limits, name=f"selftest-{token[:8]}", labels={"gemarena.selftest": "1"}
+        )
+        ping = f'"ping {token}"'.encode()
+        if not proc.send_line(ping, timeout_s=timeout_s):
+            return False, f"{backend.name}: the echo bot did not accept input"
+        reply = proc.read_line(time.monotonic() + timeout_s)
+        if reply.status != sandbox.ReadStatus.LINE or reply.line != ping:
+            tail = proc.stderr_tail()[-300:]
+            return False, (
+                f"{backend.name}: the echo bot answered {reply.status} {reply.line[:80]!r}"
+                + (f"; stderr: {tail}" if tail else "")
+            )
+        report = proc.stop()
+        proc = None
+        if report.detail:
+            return False, f"{backend.name}: teardown trouble: {report.detail}"
+    except (sandbox.SandboxError, OSError) as exc:
+        return False, f"{backend.name}: {exc}"
+    finally:
+        if proc is not None:
+            proc.stop()
+        shutil.rmtree(bot_dir, ignore_errors=True)
+    elapsed_ms = (time.monotonic() - t0) * 1000
+    return True, f"{backend.name}: echo bot answered in {elapsed_ms:.0f} ms"
+
+
+def remove_match_sandboxes(match_tag: str) -> list[str]:
+    """Remove every Docker sandbox of one match (by its gemarena.match label),
+    whatever its age; [] when Docker is not in use here or unreachable."""
+    try:
+        from sandbox.reaper import reap
+
+        return reap(0, extra_labels={"gemarena.match": match_tag})
+    except Exception as exc:  # best effort: the periodic reaper catches the rest
+        log.info("cannot remove the sandboxes of match %s now: %s", match_tag, exc)
+        return []

@@ -15,6 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_choice, env_int, env_list, env_str
+from ladder.logging import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GEMARENA_VAR_DIR") or BASE_DIR / "var")
@@ -197,11 +198,9 @@ if PRODUCTION:
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO").upper()},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
-}
+# Plain lines or one JSON object per line (LOG_FORMAT=json); every record
+# carries match_id and worker (ladder/logging.py). Celery workers keep this
+# configuration instead of installing their own root handler.
+LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
+LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO").upper())
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
