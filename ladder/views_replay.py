@@ -1,0 +1,234 @@
+"""JSON for the replay viewer (templates/ladder/_replay_viewer.html, static/js/replay.js).
+
+- `frames.json`: a finished match, frame by frame, derived from its stored
+  replay by re-simulation (`arena.spectator_frames`). Deriving costs a full
+  re-simulation, so the public part is cached on disk per match; the debug
+  notes are kept beside it and merged per request, only for the seats whose
+  bot the user owns (every seat for staff) — never anyone else's.
+- `live.json?after=N`: a running match, from the LiveStep rows the worker
+  writes while it plays; frames numbered like frames.json (frame k is the
+  position after k steps). Once the match is over it says where the replay is.
+
+Access is public like the match pages; only the notes are private.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.gzip import gzip_page
+from django.views.decorators.http import require_GET
+
+from arena import ReplayError, get_game, replay_from_bytes, spectator_frames
+from ladder.models import LiveStep, Match
+
+#: bump when the cached frame document changes shape
+CACHE_FORMAT = 1
+#: LiveStep rows per live.json answer; a late viewer of a long match pages through
+LIVE_BATCH = 400
+
+
+# -- who may read which notes -------------------------------------------------
+
+
+def note_seats(user: Any, match: Match) -> list[int]:
+    """Seats whose debug notes `user` may read: their own bots' seats; all for staff."""
+    if not user.is_authenticated:
+        return []
+    seats = match.seats.all()
+    if user.is_staff:
+        return sorted(s.seat for s in seats)
+    return sorted(s.seat for s in seats.filter(version__bot__owner=user))
+
+
+def players(match: Match) -> list[dict[str, Any]]:
+    rows = match.seats.select_related("version__bot__owner").order_by("seat")
+    return [
+        {
+            "seat": row.seat,
+            "bot": row.version.bot.name,
+            "version": row.version.number,
+            "owner": row.version.bot.owner.get_username(),
+            "rank": row.rank,
+            "score": row.score,
+            "fault": row.fault or None,
+        }
+        for row in rows
+    ]
+
+
+# -- derived frames, cached on disk -------------------------------------------
+
+
+def cache_dir() -> Path:
+    return Path(settings.VAR_DIR) / "cache" / "replay-frames"
+
+
+def cache_key(match: Match) -> str:
+    return f"{CACHE_FORMAT}|{match.pk}|{match.replay.name}|{get_game(match.game).rules_version}"
+
+
+def derive(match: Match) -> dict[str, Any]:
+    """Public frames plus every seat's notes, straight from the replay file."""
+    with match.replay.open("rb") as stream:
+        replay = replay_from_bytes(stream.read())
+    frames = spectator_frames(replay, notes_for=range(len(replay["seats"])))
+    notes = []
+    for frame in frames:
+        note = frame.pop("note", None)
+        if note:
+            notes.append([frame["step"], frame["seat"], note])
+    return {
+        "key": cache_key(match),
+        "frames": frames,
+        "notes": notes,
+        "outcome": replay.get("outcome"),
+        "faults": [
+            None if f is None else {"kind": f.get("kind"), "step": f.get("step")}
+            for f in replay.get("faults", [])
+        ],
+    }
+
+
+def cached_frames(match: Match) -> dict[str, Any]:
+    path = cache_dir() / f"match-{match.pk}.json.gz"
+    key = cache_key(match)
+    try:
+        document = json.loads(gzip.decompress(path.read_bytes()))
+        if document.get("key") == key:
+            return document
+    except (OSError, ValueError, EOFError):
+        pass  # missing, stale or damaged: derive again
+    document = derive(match)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = gzip.compress(json.dumps(document, separators=(",", ":")).encode(), 6, mtime=0)
+    # write then rename, so a concurrent reader never sees half a file
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    with os.fdopen(fd, "wb") as out:
+        out.write(raw)
+    os.replace(tmp, path)
+    return document
+
+
+# -- views ----------------------------------------------------------------------
+
+
+def _missing(match_id: int) -> JsonResponse:
+    return JsonResponse({"error": f"there is no match {match_id}"}, status=404)
+
+
+def _head(match: Match) -> dict[str, Any]:
+    return {
+        "match": match.pk,
+        "game": match.game,
+        "status": match.status,
+        "steps": match.steps,
+        "players": players(match),
+    }
+
+
+@require_GET
+@gzip_page
+def frames(request: HttpRequest, match_id: int) -> JsonResponse:
+    """Every frame of a finished match; the user's own bots' notes merged in."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return _missing(match_id)
+    head = _head(match)
+    if match.status in (Match.Status.QUEUED, Match.Status.RUNNING):
+        head["live_url"] = reverse("match_live_json", args=[match.pk])
+        head["error"] = "the match is not over yet"
+        return JsonResponse(head, status=409)
+    if not match.replay:
+        head["error"] = f"this match has no replay ({match.status})"
+        return JsonResponse(head, status=404)
+    try:
+        document = cached_frames(match)
+    except (ReplayError, OSError) as exc:
+        head["error"] = f"the replay cannot be shown: {exc}"
+        return JsonResponse(head, status=410)
+    allowed = set(note_seats(request.user, match))
+    frame_list = document["frames"]
+    for step, seat, note in document["notes"]:
+        if seat in allowed:
+            frame_list[step]["note"] = note
+    head.update(
+        outcome=document["outcome"],
+        faults=document["faults"],
+        notes_for=sorted(allowed),
+        game_data=get_game(match.game).public_data(),
+        frames=frame_list,
+    )
+    return JsonResponse(head)
+
+
+def start_frame(match: Match) -> dict[str, Any]:
+    """Frame 0 of a running match, re-created from its seed (never sent itself)."""
+    state = get_game(match.game).new(match.seat_count, match.seed, match.options)
+    return {
+        "step": 0,
+        "seat": None,
+        "action": None,
+        "description": "start",
+        "view": state.spectator_view(),
+    }
+
+
+def live_frame(data: dict[str, Any]) -> dict[str, Any]:
+    """A LiveStep row (0-based step index) as the frame after that step."""
+    return {
+        "step": int(data["step"]) + 1,
+        "seat": data.get("seat"),
+        "action": data.get("action"),
+        "description": data.get("description") or "",
+        "forced": bool(data.get("forced")),
+        "view": data.get("view"),
+    }
+
+
+@require_GET
+@never_cache
+@gzip_page
+def live(request: HttpRequest, match_id: int) -> JsonResponse:
+    """Frames numbered above `after` of a running match; -1 (the default) includes the start.
+
+    `attempt` changes when a match is played again after a system fault: the
+    client then starts over. Debug notes are never sent live.
+    """
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        return _missing(match_id)
+    try:
+        after = int(request.GET.get("after", "-1"))
+    except ValueError:
+        return JsonResponse({"error": "after must be an integer"}, status=400)
+    after = max(after, -1)
+    head = _head(match)
+    head.update(attempt=match.attempts, frames=[], more=False)
+    if match.status == Match.Status.FINISHED and match.replay:
+        head["frames_url"] = reverse("match_frames_json", args=[match.pk])
+        return JsonResponse(head)
+    if match.status != Match.Status.RUNNING:
+        return JsonResponse(head)
+    # LiveStep.step i is the frame i + 1
+    rows = list(
+        LiveStep.objects.filter(match=match, step__gte=after)
+        .order_by("step")
+        .values_list("data", flat=True)[:LIVE_BATCH]
+    )
+    out = [live_frame(data) for data in rows]
+    if after < 0:
+        out.insert(0, start_frame(match))
+        head["game_data"] = get_game(match.game).public_data()
+    head["frames"] = out
+    head["more"] = len(rows) == LIVE_BATCH
+    return JsonResponse(head)

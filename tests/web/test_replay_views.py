@@ -1,0 +1,251 @@
+"""The replay viewer's JSON: frames of finished matches, live steps of running ones.
+
+Finished matches are real: played by `run_match` in the process sandbox with
+bots that attach a debug note naming their owner, so the tests can see whose
+notes reach whom.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from arena import get_game
+from ladder import tasks, views_replay
+from ladder.bots import add_version, create_bot, install_builtin
+from ladder.matches import create_match
+from ladder.models import LiveStep, Match
+
+pytestmark = pytest.mark.django_db
+
+NOTING_BOT = b"""
+import random
+from gemarena_sdk import run
+
+rng = random.Random()
+
+def decide(observation, legal):
+    return rng.choice(legal), "note from OWNER"
+
+if __name__ == "__main__":
+    run(decide)
+"""
+
+
+@pytest.fixture(autouse=True)
+def private_dirs(settings, tmp_path):
+    # readable by the sandbox's unprivileged user (pytest's tmp_path is 0700)
+    media = Path(tempfile.mkdtemp(prefix="gemarena-media-"))
+    media.chmod(0o755)
+    settings.MEDIA_ROOT = media
+    settings.VAR_DIR = tmp_path  # the frame cache lives under it
+    settings.SANDBOX_BACKEND = "process"
+    settings.MOVE_MS = 2000
+    settings.STARTUP_MS = 15000
+    yield
+    shutil.rmtree(media, ignore_errors=True)
+
+
+@pytest.fixture
+def alice(django_user_model):
+    return django_user_model.objects.create_user("alice", "alice@example.org", "pw-alice-123")
+
+
+@pytest.fixture
+def bob(django_user_model):
+    return django_user_model.objects.create_user("bob", "bob@example.org", "pw-bob-123")
+
+
+@pytest.fixture
+def staff(django_user_model):
+    return django_user_model.objects.create_user(
+        "sam", "sam@example.org", "pw-sam-123", is_staff=True
+    )
+
+
+def noting_version(user, game: str):
+    bot = create_bot(user, game, f"{user.username}-{game[:3]}")
+    return add_version(bot, "bot.py", NOTING_BOT.replace(b"OWNER", user.username.encode()), False)
+
+
+def played(game: str, lineup) -> Match:
+    match = create_match(game, lineup)
+    assert tasks.run_match.run(match.pk) == "finished"
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.replay
+    return match
+
+
+def get_json(client, name: str, match_id: int, **params):
+    response = client.get(reverse(name, args=[match_id]), params)
+    return response.status_code, response.json()
+
+
+def notes_by_seat(frames) -> dict[int, set[str]]:
+    seen: dict[int, set[str]] = {}
+    for frame in frames:
+        if "note" in frame:
+            seen.setdefault(frame["seat"], set()).add(frame["note"])
+    return seen
+
+
+def test_splendor_duel_frames_notes_and_cache(client, alice, bob, staff, monkeypatch) -> None:
+    match = played(
+        "splendor-duel",
+        [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")],
+    )
+
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert status == 200
+    frames = data["frames"]
+    assert len(frames) == match.steps + 1
+    assert [f["step"] for f in frames] == list(range(len(frames)))
+    assert frames[0]["description"] == "start" and frames[0]["seat"] is None
+    assert frames[1]["description"].startswith(f"seat {frames[1]['seat']} ")
+    assert all(f["view"]["game"] == "splendor-duel" for f in frames)
+    assert frames[-1]["view"]["outcome"] == data["outcome"]
+    assert frames[-2]["view"]["outcome"] is None
+    assert [p["bot"] for p in data["players"]] == ["alice-spl", "bob-spl"]
+    assert len(data["game_data"]["cards"]) == 67
+    # pyramid cards of every frame are described by the card data
+    ids = {c for f in frames for level in f["view"]["pyramid"] for c in level if c}
+    assert ids <= set(data["game_data"]["cards"])
+    assert notes_by_seat(frames) == {} and data["notes_for"] == []
+
+    client.force_login(alice)
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert data["notes_for"] == [0]
+    assert notes_by_seat(data["frames"]) == {0: {"note from alice"}}
+    # every unforced step of alice's bot carries its note
+    own = [f for f in data["frames"][1:] if f["seat"] == 0 and not f["forced"]]
+    assert own and all(f.get("note") == "note from alice" for f in own)
+
+    client.force_login(bob)
+    assert notes_by_seat(get_json(client, "match_frames_json", match.pk)[1]["frames"]) == {
+        1: {"note from bob"}
+    }
+    client.force_login(staff)
+    assert notes_by_seat(get_json(client, "match_frames_json", match.pk)[1]["frames"]) == {
+        0: {"note from alice"},
+        1: {"note from bob"},
+    }
+
+    # the derived frames are on disk; later requests do not re-simulate
+    cached = views_replay.cache_dir() / f"match-{match.pk}.json.gz"
+    assert json.loads(gzip.decompress(cached.read_bytes()))["key"] == views_replay.cache_key(match)
+
+    def no_resimulation(*args, **kwargs):
+        raise AssertionError("frames derived again")
+
+    monkeypatch.setattr(views_replay, "spectator_frames", no_resimulation)
+    client.logout()
+    status, again = get_json(client, "match_frames_json", match.pk)
+    assert status == 200 and len(again["frames"]) == len(frames)
+    assert notes_by_seat(again["frames"]) == {}
+
+    # a finished match sends live viewers to its replay
+    status, live = get_json(client, "match_live_json", match.pk, after=5)
+    assert status == 200
+    assert live["status"] == "finished" and live["frames"] == []
+    assert live["frames_url"] == reverse("match_frames_json", args=[match.pk])
+
+
+def test_edel_stein_reich_frames(client, alice, bob) -> None:
+    other = install_builtin("edel-stein-reich", "random").active_version
+    lineup = [
+        noting_version(alice, "edel-stein-reich"),
+        other,
+        noting_version(bob, "edel-stein-reich"),
+    ]
+    match = played("edel-stein-reich", lineup)
+
+    client.force_login(bob)
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert status == 200
+    frames = data["frames"]
+    assert len(frames) == match.steps + 1
+    assert data["game_data"] == {}
+    view = frames[1]["view"]
+    assert view["game"] == "edel-stein-reich" and len(view["players"]) == 3
+    assert frames[-1]["view"]["phase"] == "over"
+    assert any(f["action"].startswith("offer ") for f in frames[1:])
+    assert notes_by_seat(frames) == {2: {"note from bob"}}
+    assert data["notes_for"] == [2]
+
+
+def test_unknown_match_is_404(client) -> None:
+    for name in ("match_frames_json", "match_live_json"):
+        status, data = get_json(client, name, 999999)
+        assert status == 404 and "999999" in data["error"]
+
+
+def random_steps(game: str, seats: int, seed: int, options: dict, count: int):
+    """What LiveRecorder receives for the first `count` steps of a game."""
+    state = get_game(game).new(seats, seed, options)
+    rng = random.Random(1)
+    for i in range(count):
+        seat = state.to_act()[0]
+        action = rng.choice(state.legal_actions(seat))
+        description = state.describe_action(seat, action)
+        state.apply(seat, action)
+        yield {
+            "step": i,
+            "seat": seat,
+            "action": action,
+            "description": description,
+            "view": state.spectator_view(),
+            "forced": False,
+            "note": "live notes must never be sent",
+        }
+
+
+def test_running_match_live_steps(client, alice, monkeypatch) -> None:
+    version = noting_version(alice, "edel-stein-reich")
+    match = create_match("edel-stein-reich", [version] * 3, seed=1234)
+    claim = match.claim_for("worker@test")
+    recorder = tasks.LiveRecorder(match.pk, claim)
+    sent = list(random_steps("edel-stein-reich", 3, 1234, match.options, 12))
+    for step in sent:
+        recorder.on_step(step)
+    recorder.flush()
+
+    status, data = get_json(client, "match_live_json", match.pk)
+    assert status == 200 and data["status"] == "running"
+    frames = data["frames"]
+    assert [f["step"] for f in frames] == list(range(13))
+    start = get_game("edel-stein-reich").new(3, 1234, match.options).spectator_view()
+    assert frames[0]["view"] == start and frames[0]["description"] == "start"
+    assert [f["action"] for f in frames[1:]] == [s["action"] for s in sent]
+    assert frames[12]["view"] == sent[-1]["view"]
+    assert not any("note" in f for f in frames)
+    assert "seed" not in json.dumps(data)  # the seed would reveal the decks
+
+    status, data = get_json(client, "match_live_json", match.pk, after=9)
+    assert [f["step"] for f in data["frames"]] == [10, 11, 12] and not data["more"]
+    assert get_json(client, "match_live_json", match.pk, after=12)[1]["frames"] == []
+
+    monkeypatch.setattr(views_replay, "LIVE_BATCH", 4)
+    data = get_json(client, "match_live_json", match.pk, after=2)[1]
+    assert [f["step"] for f in data["frames"]] == [3, 4, 5, 6] and data["more"]
+
+    assert get_json(client, "match_live_json", match.pk, after="x")[0] == 400
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert status == 409 and data["live_url"] == reverse("match_live_json", args=[match.pk])
+    assert LiveStep.objects.filter(match=match).count() == 12
+
+
+def test_match_without_replay(client, alice) -> None:
+    version = noting_version(alice, "splendor-duel")
+    match = create_match("splendor-duel", [version, version])
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ERRORED)
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert status == 404 and "no replay" in data["error"]
+    status, data = get_json(client, "match_live_json", match.pk)
+    assert status == 200 and data["status"] == "errored" and data["frames"] == []
