@@ -17,7 +17,7 @@ from arena.replay import save_replay
 from arena.runner import play_match
 from arena.runner_bots import BotNotFound, resolve_bot
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
-from arena.tournament import Standing, fit_elo, pair_results, schedule
+from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,14 +103,18 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
     elo, ci = fit_elo(len(bots), pairs)
     print(f"{game.id}: {len(plan) - errors} games, {players} seats, {time.monotonic() - t0:.1f} s")
     print(
-        f"{'bot':<28} {'games':>5} {'win rate':>8} {'avg rank':>8} {'faults':>6} {'Elo':>6} {'95% CI':>8}"
+        f"{'bot':<28} {'games':>5} {'win rate':>8} {'1st alone':>9} {'95% CI':>13}"
+        f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'95% CI':>8}"
     )
     order = sorted(range(len(bots)), key=lambda b: -elo[b])
     for b in order:
         st = standings[b]
         avg = st.rank_sum / st.games if st.games else 0.0
+        lo, hi = wilson_interval(st.sole_firsts, st.games)
+        interval = f"{lo * 100:.1f}–{hi * 100:.1f}%"
         print(
-            f"{labels[b]:<28} {st.games:>5} {st.win_rate:>8.1%} {avg:>8.2f} {st.faults:>6} {elo[b]:>6.0f} {'±':>2}{ci[b]:<5.0f}"
+            f"{labels[b]:<28} {st.games:>5} {st.win_rate:>8.1%} {st.sole_first_rate:>9.1%}"
+            f" {interval:>13} {avg:>8.2f} {st.faults:>6} {elo[b]:>6.0f} {'±':>2}{ci[b]:<5.0f}"
         )
     return 1 if errors else 0
 
@@ -124,6 +128,7 @@ def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResul
         st.rank_sum += ranks[seat]
         if ranks[seat] == 1:
             st.wins += 1 / firsts
+            st.sole_firsts += firsts == 1
         if result.faults[seat] is not None:
             st.faults += 1
 

@@ -40,6 +40,7 @@ def schedule(bots: int, players: int, games: int, seed: int = 0) -> list[Pairing
 class Standing:
     games: int = 0
     wins: float = 0.0  # rank 1; shared first places are split
+    sole_firsts: int = 0  # rank 1 alone: ahead of every other seat
     rank_sum: float = 0.0
     faults: int = 0
     elo: float = 0.0
@@ -49,6 +50,22 @@ class Standing:
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
+
+    @property
+    def sole_first_rate(self) -> float:
+        return self.sole_firsts / self.games if self.games else 0.0
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) of a success proportion;
+    unlike p ± z·se it stays inside [0, 1] and is sound near 0 % and 100 %."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def pair_results(ranks: Sequence[int]) -> list[tuple[int, int, float]]:
