@@ -1,0 +1,55 @@
+"""The REST JSON API under /api/ (django-ninja), documented in docs/api.md.
+
+The OpenAPI schema is served at /api/openapi.json and browsable at /api/docs.
+Every error, unknown URLs and wrong methods included, has one JSON shape
+(ladder/api/errors.py).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.http import HttpResponseNotAllowed
+from ninja import NinjaAPI
+
+from ladder.api import bots, games, matches, tokens
+from ladder.api.auth import SIGNED_IN
+from ladder.api.errors import install_handlers, method_not_allowed
+
+
+class GemArenaAPI(NinjaAPI):
+    def _get_urls(self):
+        patterns = super()._get_urls()
+        for pattern in patterns:
+            pattern.callback = _json_405(pattern.callback)
+        return patterns
+
+
+def _json_405(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if isinstance(response, HttpResponseNotAllowed):
+            return method_not_allowed(response)
+        return response
+
+    return wrapper
+
+
+api = GemArenaAPI(
+    title="Gem Arena API",
+    version="1",
+    description=(
+        "Bots, versions, matches, leaderboards and challenges of a Gem Arena ladder. "
+        "Authenticate with `Authorization: Bearer <token>` or the web session "
+        "(with the CSRF token for unsafe methods). Errors: "
+        '`{"error": {"code", "message", "field"}}`. See docs/api.md.'
+    ),
+    urls_namespace="api",
+    auth=SIGNED_IN,
+)
+install_handlers(api)
+api.add_router("", games.router)
+api.add_router("", bots.router)
+api.add_router("", matches.router)
+api.add_router("", tokens.router)

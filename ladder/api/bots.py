@@ -1,0 +1,211 @@
+"""Bots, their versions (uploads) and their rating history."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import validate_slug
+from django.db import IntegrityError
+from django.http import FileResponse, HttpRequest
+from ninja import Field, File, Query, Router, UploadedFile
+
+from arena import OptionError, get_game
+from ladder import bots as bot_service
+from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
+from ladder.api.errors import ApiError, binary_response, errors
+from ladder.api.pages import paginate
+from ladder.api.schemas import (
+    MAX_ID,
+    BotIn,
+    BotOut,
+    BotPage,
+    PageQuery,
+    RatingHistoryPage,
+    VersionOut,
+    bot_out,
+    version_out,
+)
+from ladder.models import Bot, BotVersion, RatingHistory
+
+router = Router(tags=["bots"], auth=PUBLIC)
+
+
+def get_or_404(queryset, pk: int, what: str):
+    obj = queryset.filter(pk=pk).first() if 0 < pk <= MAX_ID else None
+    if obj is None:
+        raise ApiError(404, f"no {what} with id {pk}")
+    return obj
+
+
+def bots_queryset():
+    return Bot.objects.select_related("owner", "active_version", "rating")
+
+
+class BotFilters(PageQuery):
+    game: str | None = Field(None, max_length=40, description="only bots of this game")
+    owner: str | None = Field(None, max_length=150, description="only this user's bots")
+    name: str | None = Field(None, max_length=40, description="exact bot name")
+    mine: bool = Field(False, description="only the caller's bots (needs a signed-in caller)")
+    enabled: bool | None = None
+
+
+@router.get(
+    "/bots",
+    response={200: BotPage, **errors(401)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="bots",
+)
+def list_bots(request: HttpRequest, filters: Query[BotFilters]):
+    """Bots by game and name, with their ratings."""
+    bots = bots_queryset().order_by("game", "name")
+    if filters.game:
+        bots = bots.filter(game=filters.game)
+    if filters.owner:
+        bots = bots.filter(owner__username=filters.owner)
+    if filters.name:
+        bots = bots.filter(name=filters.name)
+    if filters.mine:
+        bots = bots.filter(owner=require_user(request))
+    if filters.enabled is not None:
+        bots = bots.filter(enabled=filters.enabled)
+    return paginate(bots, filters, bot_out)
+
+
+@router.post(
+    "/bots",
+    response={201: BotOut, **errors(401, 403, 409, 429)},
+    auth=SIGNED_IN,
+    url_name="bot_create",
+)
+def create_bot(request: HttpRequest, data: BotIn):
+    """A new, empty bot of yours; upload its code with POST /api/bots/{id}/versions."""
+    user = require_user(request)
+    name = data.name.strip()
+    try:
+        validate_slug(name)
+    except DjangoValidationError:
+        raise ApiError(
+            422, "a bot name may hold only letters, digits, - and _", field="name"
+        ) from None
+    try:
+        get_game(data.game)
+    except OptionError as exc:
+        raise ApiError(422, str(exc), field="game") from None
+    taken = f"a {data.game} bot named {name!r} exists already; pick another name"
+    if Bot.objects.filter(game=data.game, name=name).exists():
+        raise ApiError(409, taken, field="name")
+    try:
+        bot = bot_service.create_bot(user, data.game, name, data.description.strip())
+    except IntegrityError:  # someone took the name in between
+        raise ApiError(409, taken, field="name") from None
+    return 201, bot_out(bots_queryset().get(pk=bot.pk))
+
+
+@router.get(
+    "/bots/{bot_id}",
+    response={200: BotOut, **errors(401, 404)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="bot",
+)
+def bot_detail(request: HttpRequest, bot_id: int):
+    return bot_out(get_or_404(bots_queryset(), bot_id, "bot"))
+
+
+@router.get(
+    "/bots/{bot_id}/versions",
+    response={200: list[VersionOut], **errors(401, 404)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="bot_versions",
+)
+def bot_versions(request: HttpRequest, bot_id: int):
+    """Every version of a bot, newest first."""
+    bot = get_or_404(bots_queryset(), bot_id, "bot")
+    viewer = caller(request)
+    return [version_out(v, viewer) for v in bot.versions.select_related("bot").order_by("-number")]
+
+
+@router.post(
+    "/bots/{bot_id}/versions",
+    response={201: VersionOut, **errors(401, 403, 404, 413, 429)},
+    auth=SIGNED_IN,
+    url_name="version_upload",
+)
+def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
+    """Upload a new version: one .py file, or a .zip with main.py at its root (multipart
+    field `file`). It starts `pending` and plays validation matches; poll
+    GET /api/versions/{id} for `ready` or `rejected` with the reason. A refused upload
+    stores nothing."""
+    user = require_user(request)
+    bot = get_or_404(bots_queryset(), bot_id, "bot")
+    if bot.owner_id != user.pk:
+        raise ApiError(403, "only the bot's owner may upload versions of it")
+    limit = settings.BOT_UPLOAD_MAX_BYTES
+    if file.size is not None and file.size > limit:
+        raise ApiError(
+            413, f"the file is {file.size:,} bytes; the limit is {limit:,} bytes", field="file"
+        )
+    data = file.read(limit + 1)
+    # UploadError (→ 422 with the reason) and LimitError (→ 429) are mapped in errors.py
+    version = bot_service.add_version(bot, file.name or "main.py", data)
+    return 201, version_out(BotVersion.objects.select_related("bot").get(pk=version.pk), user)
+
+
+@router.get(
+    "/versions/{version_id}",
+    response={200: VersionOut, **errors(401, 404)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="version",
+)
+def version_detail(request: HttpRequest, version_id: int):
+    """A version's status (pending, ready, rejected) and, when rejected, the reason."""
+    version = get_or_404(BotVersion.objects.select_related("bot"), version_id, "version")
+    return version_out(version, caller(request))
+
+
+@router.get(
+    "/versions/{version_id}/source",
+    response=errors(401, 403, 404),
+    auth=SIGNED_IN,
+    url_name="version_source",
+    openapi_extra=binary_response("the uploaded file as it was sent", "application/octet-stream"),
+)
+def version_source(request: HttpRequest, version_id: int):
+    """The uploaded file; only for the bot's owner and staff."""
+    user = require_user(request)
+    version = get_or_404(BotVersion.objects.select_related("bot"), version_id, "version")
+    if not sees_private(user, version.bot):
+        raise ApiError(403, "only the bot's owner and staff may download its source")
+    return FileResponse(
+        version.upload.open("rb"),
+        as_attachment=True,
+        filename=version.original_name,
+        content_type="application/octet-stream",
+    )
+
+
+@router.get(
+    "/bots/{bot_id}/ratings",
+    response={200: RatingHistoryPage, **errors(401, 404)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="bot_ratings",
+)
+def rating_history(request: HttpRequest, bot_id: int, query: Query[PageQuery]):
+    """The bot's rating after each rated match, oldest first."""
+    bot = get_or_404(Bot.objects.all(), bot_id, "bot")
+    rows = RatingHistory.objects.filter(bot=bot).order_by("seq")
+    page = paginate(
+        rows,
+        query,
+        lambda h: {
+            "seq": h.seq,
+            "match": h.match_id,
+            "version": h.version_id,
+            "elo_before": h.elo_before,
+            "elo_after": h.elo_after,
+            "fitted": h.fitted,
+            "fitted_low": h.fitted_low,
+            "fitted_high": h.fitted_high,
+            "created_at": h.created_at,
+        },
+    )
+    return {"bot": bot.pk, **page}

@@ -1,0 +1,185 @@
+"""The API's one error shape, and the handlers that turn every failure into it.
+
+Every error response under /api/ is
+
+    {"error": {"code": "not_found", "message": "no bot with id 7", "field": null}}
+
+`code` is one of ERROR_CODES (stable, for programs), `message` is for people,
+`field` names the request field at fault when there is one (e.g. "file",
+"opponents", "query.page"). Validation errors add `details`: every problem
+found, each with its own field and message.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from ninja import Schema
+from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
+
+from ladder.bots import LimitError
+from ladder.uploads import UploadError
+
+logger = logging.getLogger(__name__)
+
+#: status → the default code for it
+ERROR_CODES: dict[int, str] = {
+    400: "bad_request",
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid",
+    429: "rate_limited",
+    500: "server_error",
+}
+
+
+class ApiError(Exception):
+    """Raised anywhere under a view: becomes the error response as it is."""
+
+    def __init__(
+        self, status: int, message: str, *, code: str | None = None, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code or ERROR_CODES[status]
+        self.message = message
+        self.field = field
+
+
+class ErrorDetail(Schema):
+    field: str | None = None
+    message: str
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    field: str | None = None
+    details: list[ErrorDetail] | None = None
+
+
+class ErrorOut(Schema):
+    error: ErrorBody
+
+
+def error_response(
+    status: int,
+    message: str,
+    *,
+    code: str | None = None,
+    field: str | None = None,
+    details: list[dict[str, Any]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JsonResponse:
+    body: dict[str, Any] = {
+        "code": code or ERROR_CODES[status],
+        "message": message,
+        "field": field,
+    }
+    if details is not None:
+        body["details"] = details
+    response = JsonResponse({"error": body}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
+    """`response=` entries documenting the error statuses an operation may return."""
+    return dict.fromkeys((400, 422, 500, *statuses), ErrorOut)
+
+
+def binary_response(description: str, media_type: str) -> dict:
+    """`openapi_extra=` for an operation whose 200 is a file download."""
+    binary = {"schema": {"type": "string", "format": "binary"}}
+    return {"responses": {200: {"description": description, "content": {media_type: binary}}}}
+
+
+def _field_of(loc: tuple | list) -> str | None:
+    """ninja's error location ("query", "page") → "query.page"; body fields lose the prefix."""
+    parts = [str(p) for p in loc]
+    if parts and parts[0] in {"body", "form", "file"}:
+        parts = parts[1:]
+        # a JSON body is one parameter named after the schema; drop that name
+        if len(parts) > 1 and parts[0] in {"data", "payload", "body"}:
+            parts = parts[1:]
+    return ".".join(parts) or None
+
+
+def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    details = []
+    for item in exc.errors:
+        loc = item.get("loc", ())
+        if item.get("type") == "json_invalid" or (loc and loc[-1] == "__root__"):
+            return error_response(400, f"the request body is not valid JSON: {item.get('msg')}")
+        details.append({"field": _field_of(loc), "message": str(item.get("msg", "invalid"))})
+    first = details[0] if details else {"field": None, "message": "invalid request"}
+    message = f"{first['field']}: {first['message']}" if first["field"] else str(first["message"])
+    return error_response(422, message, field=first["field"], details=details)
+
+
+def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:
+    return error_response(exc.status, exc.message, code=exc.code, field=exc.field)
+
+
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    status = exc.status_code
+    if isinstance(exc, AuthenticationError):
+        return error_response(
+            401, "sign in, or send an API token as 'Authorization: Bearer <token>'"
+        )
+    headers = {}
+    if isinstance(exc, Throttled) and exc.wait:
+        headers["Retry-After"] = str(int(exc.wait) + 1)
+    if status not in ERROR_CODES:
+        status = 400 if 400 <= status < 500 else 500
+    return error_response(status, exc.message, headers=headers)
+
+
+def _upload_error(request: HttpRequest, exc: UploadError) -> HttpResponse:
+    if isinstance(exc, LimitError):
+        return error_response(429, str(exc))
+    return error_response(422, str(exc), code="upload_rejected", field="file")
+
+
+def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+    if isinstance(exc, Http404):
+        return error_response(404, "not found")
+    if isinstance(exc, PermissionDenied):
+        return error_response(403, str(exc) or "you may not do this")
+    if isinstance(exc, RequestDataTooBig):
+        return error_response(413, "the request body is too large")
+    logger.exception("API error on %s %s", request.method, request.path)
+    return error_response(500, "the server failed to handle this request; it has been logged")
+
+
+def install_handlers(api) -> None:
+    api.add_exception_handler(ApiError, _api_error)
+    api.add_exception_handler(ValidationError, _validation)
+    api.add_exception_handler(HttpError, _http_error)
+    api.add_exception_handler(UploadError, _upload_error)
+    api.add_exception_handler(Exception, _unexpected)
+
+
+@csrf_exempt
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    """Every URL under /api/ that names no endpoint."""
+    return error_response(404, f"no API endpoint at {request.path}")
+
+
+def method_not_allowed(response: HttpResponse) -> HttpResponse:
+    """ninja's plain-text 405 in the error shape, keeping its Allow header."""
+    allowed = response.get("Allow", "")
+    return error_response(
+        405,
+        f"this endpoint does not accept that method (allowed: {allowed})",
+        headers={"Allow": allowed},
+    )

@@ -1,0 +1,189 @@
+"""Matches: lists, details, replay downloads, and challenges (unrated matches on request)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Prefetch
+from django.http import HttpRequest, HttpResponse
+from ninja import Field, Query, Router
+
+from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
+from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
+from ladder.api.bots import get_or_404
+from ladder.api.errors import ApiError, binary_response, errors
+from ladder.api.pages import paginate
+from ladder.api.schemas import (
+    MAX_ID,
+    ChallengeIn,
+    MatchDetail,
+    MatchKind,
+    MatchPage,
+    MatchStatus,
+    PageQuery,
+    match_out,
+)
+from ladder.matches import create_match
+from ladder.models import Bot, Match, MatchSeat
+
+router = Router(tags=["matches"], auth=PUBLIC)
+
+#: queued or running challenges one user may have at once
+MAX_OPEN_CHALLENGES = getattr(settings, "MAX_OPEN_CHALLENGES", 5)
+#: options that take a file path on the command line; over the API only inline data
+PATH_OPTIONS = {"components"}
+
+
+def matches_queryset():
+    seats = MatchSeat.objects.select_related("version__bot__owner").order_by("seat")
+    return Match.objects.select_related("requested_by").prefetch_related(
+        Prefetch("seats", queryset=seats)
+    )
+
+
+class MatchFilters(PageQuery):
+    game: str | None = Field(None, max_length=40)
+    bot: int | None = Field(None, ge=1, le=MAX_ID, description="only matches this bot played")
+    status: MatchStatus | None = None
+    kind: MatchKind | None = None
+
+
+@router.get(
+    "/matches",
+    response={200: MatchPage, **errors(401)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="matches",
+)
+def list_matches(request: HttpRequest, filters: Query[MatchFilters]):
+    """Matches, newest first."""
+    matches = matches_queryset().order_by("-created_at", "-pk")
+    if filters.game:
+        matches = matches.filter(game=filters.game)
+    if filters.bot:
+        matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
+    if filters.status:
+        matches = matches.filter(status=filters.status)
+    if filters.kind:
+        matches = matches.filter(kind=filters.kind)
+    viewer = caller(request)
+    return paginate(matches, filters, lambda m: match_out(m, viewer))
+
+
+@router.get(
+    "/matches/{match_id}",
+    response={200: MatchDetail, **errors(401, 404)},
+    openapi_extra=PUBLIC_OPENAPI,
+    url_name="match",
+)
+def match_detail(request: HttpRequest, match_id: int):
+    """Seats, ranks, faults and rating changes of one match."""
+    return match_out(get_or_404(matches_queryset(), match_id, "match"), caller(request), True)
+
+
+@router.get(
+    "/matches/{match_id}/replay",
+    response=errors(401, 404, 409),
+    openapi_extra={
+        **PUBLIC_OPENAPI,
+        **binary_response("the replay: gzip-compressed JSON (docs/replays.md)", "application/gzip"),
+    },
+    url_name="match_replay",
+)
+def match_replay(request: HttpRequest, match_id: int):
+    """The replay file. Bots' debug notes are kept only for the caller's own seats
+    (all of them for staff)."""
+    match = get_or_404(matches_queryset(), match_id, "match")
+    if not match.replay:
+        raise ApiError(409, f"match {match.pk} has no replay (status: {match.status})")
+    with match.replay.open("rb") as stream:
+        data = stream.read()
+    viewer = caller(request)
+    seats = list(match.seats.all())
+    hidden = {s.seat for s in seats if not sees_private(viewer, s.version.bot)}
+    if hidden:
+        data = _without_notes(data, hidden)
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
+    return response
+
+
+def _without_notes(data: bytes, seats: set[int]) -> bytes:
+    try:
+        replay = replay_from_bytes(data)
+    except ReplayError as exc:
+        raise ApiError(500, f"the stored replay cannot be read: {exc}") from None
+    for step in replay.get("steps", []):
+        if step.get("seat") in seats:
+            step.pop("note", None)
+    return replay_to_bytes(replay)
+
+
+@router.post(
+    "/challenges",
+    response={201: MatchDetail, **errors(401, 403, 404, 409, 429)},
+    auth=SIGNED_IN,
+    url_name="challenge",
+)
+def challenge(request: HttpRequest, data: ChallengeIn):
+    """Ask for an unrated match between your bot (seat 0) and the chosen bots.
+
+    Every bot must be of the same game, enabled, and have a ready version; the
+    number of seats must be one the game is played by."""
+    user = require_user(request)
+    bot = get_or_404(Bot.objects.select_related("active_version"), data.bot, "bot")
+    if bot.owner_id != user.pk:
+        raise ApiError(403, "you can challenge only with a bot of your own", field="bot")
+    game = get_game(bot.game)
+    seat_count = 1 + len(data.opponents)
+    if seat_count not in game.seat_counts:
+        allowed = ", ".join(str(n - 1) for n in game.seat_counts)
+        raise ApiError(
+            422,
+            f"{game.id} is played by {', '.join(map(str, game.seat_counts))} seats: "
+            f"choose {allowed} opponents, not {len(data.opponents)}",
+            field="opponents",
+        )
+    ids = [bot.pk, *data.opponents]
+    if len(set(ids)) != len(ids):
+        raise ApiError(422, "each bot may take only one seat", field="opponents")
+    found = {b.pk: b for b in Bot.objects.select_related("active_version").filter(pk__in=ids)}
+    lineup = []
+    for bot_id in ids:
+        entry = found.get(bot_id)
+        field = "bot" if bot_id == bot.pk else "opponents"
+        if entry is None:
+            raise ApiError(404, f"no bot with id {bot_id}", field=field)
+        if entry.game != game.id:
+            raise ApiError(422, f"bot {entry.name} plays {entry.game}, not {game.id}", field=field)
+        if not entry.enabled:
+            raise ApiError(409, f"bot {entry.name} is disabled", field=field)
+        if entry.active_version is None:
+            raise ApiError(409, f"bot {entry.name} has no ready version yet", field=field)
+        lineup.append(entry.active_version)
+    for name in PATH_OPTIONS & set(data.options):
+        if isinstance(data.options[name], str) and not data.options[name].lstrip().startswith("{"):
+            # a plain string would be read as a file path on the server
+            raise ApiError(422, f"option {name!r}: give the data inline (JSON)", field="options")
+    try:
+        options = game.validate_options(data.options)
+    except OptionError as exc:
+        raise ApiError(422, str(exc), field="options") from None
+    open_count = Match.objects.filter(
+        kind=Match.Kind.CHALLENGE,
+        requested_by=user,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+    ).count()
+    if open_count >= MAX_OPEN_CHALLENGES:
+        raise ApiError(
+            429,
+            f"you have {open_count} challenges queued or running; the limit is "
+            f"{MAX_OPEN_CHALLENGES}. Wait for one to finish.",
+        )
+    match = create_match(
+        game.id,
+        lineup,
+        kind=Match.Kind.CHALLENGE,
+        rated=False,
+        options=options,
+        requested_by=user,
+    )
+    return 201, match_out(matches_queryset().get(pk=match.pk), user, True)

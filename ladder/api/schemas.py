@@ -1,0 +1,317 @@
+"""What the API sends and accepts. Builders take the viewer, so private
+fields (logs, source links) are filled only for the bot's owner and staff."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from django.urls import reverse
+from ninja import Field, Schema
+
+from ladder.api.auth import sees_private
+from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
+
+MAX_PAGE = 100_000
+#: ids beyond this are no database id (and overflow SQLite's integers)
+MAX_ID = 2**63 - 1
+
+
+class PageQuery(Schema):
+    page: int = Field(1, ge=1, le=MAX_PAGE, description="1-based page number")
+    page_size: int = Field(50, ge=1, le=100, description="items per page (at most 100)")
+
+
+class PageMeta(Schema):
+    count: int = Field(description="items over all pages")
+    page: int
+    page_size: int
+
+
+# --- games -------------------------------------------------------------------
+
+
+class OptionOut(Schema):
+    name: str
+    default: Any = None
+    help: str
+
+
+class GameOut(Schema):
+    id: str
+    name: str
+    seat_counts: list[int]
+    rules_version: str
+    step_cap: int
+    options: list[OptionOut]
+    notice: str = Field(description="shown wherever the game is shown (e.g. house values)")
+
+
+def game_out(game) -> dict:
+    return {
+        "id": game.id,
+        "name": game.name,
+        "seat_counts": list(game.seat_counts),
+        "rules_version": game.rules_version,
+        "step_cap": game.step_cap,
+        "options": [
+            {"name": name, "default": spec.default, "help": spec.help}
+            for name, spec in game.options.items()
+        ],
+        "notice": game.notice,
+    }
+
+
+# --- bots and ratings ----------------------------------------------------------
+
+
+class BotRef(Schema):
+    id: int
+    name: str
+    owner: str
+
+
+class RatingOut(Schema):
+    fitted: float | None = Field(description="leaderboard Elo (batch fit)")
+    fitted_low: float | None = Field(description="95% interval, low end")
+    fitted_high: float | None = Field(description="95% interval, high end")
+    provisional: bool
+    rank: int | None
+    elo: float = Field(description="incremental Elo, moves after every rated match")
+    games: int
+    wins: int
+    win_rate: float | None
+
+
+class LeaderboardRow(RatingOut):
+    bot: BotRef
+    last_played_at: datetime | None
+
+
+class LeaderboardPage(PageMeta):
+    game: str
+    fitted_at: datetime | None
+    results: list[LeaderboardRow]
+
+
+class VersionRef(Schema):
+    id: int
+    number: int
+
+
+class BotOut(Schema):
+    id: int
+    game: str
+    name: str
+    description: str
+    owner: str
+    enabled: bool
+    paused_reason: str
+    builtin: bool
+    created_at: datetime
+    last_played_at: datetime | None
+    active_version: VersionRef | None
+    rating: RatingOut | None
+
+
+class BotPage(PageMeta):
+    results: list[BotOut]
+
+
+class BotIn(Schema):
+    game: str = Field(description="a game id from GET /api/games", max_length=40)
+    name: str = Field(
+        description="letters, digits, - and _; unique within the game",
+        min_length=1,
+        max_length=40,
+    )
+    description: str = Field("", max_length=300)
+
+
+class VersionOut(Schema):
+    id: int
+    bot: int
+    number: int
+    status: Literal["pending", "ready", "rejected"]
+    reject_reason: str
+    original_name: str
+    sha256: str
+    size_bytes: int
+    created_at: datetime
+    decided_at: datetime | None
+    stderr_tail: str | None = Field(description="the bot's stderr in validation; owner/staff")
+    source_url: str | None = Field(description="download of the uploaded file; owner/staff")
+
+
+class RatingPoint(Schema):
+    seq: int
+    match: int
+    version: int
+    elo_before: float
+    elo_after: float
+    fitted: float | None
+    fitted_low: float | None
+    fitted_high: float | None
+    created_at: datetime
+
+
+class RatingHistoryPage(PageMeta):
+    bot: int
+    results: list[RatingPoint]
+
+
+def rating_out(rating: Rating | None) -> dict | None:
+    if rating is None:
+        return None
+    return {
+        "fitted": rating.fitted,
+        "fitted_low": rating.fitted_low,
+        "fitted_high": rating.fitted_high,
+        "provisional": rating.provisional,
+        "rank": rating.fitted_rank,
+        "elo": rating.elo,
+        "games": rating.elo_games,
+        "wins": rating.wins,
+        "win_rate": rating.wins / rating.elo_games if rating.elo_games else None,
+    }
+
+
+def bot_ref(bot: Bot) -> dict:
+    return {"id": bot.pk, "name": bot.name, "owner": bot.owner.username}
+
+
+def bot_out(bot: Bot) -> dict:
+    version = bot.active_version
+    return {
+        **bot_ref(bot),
+        "game": bot.game,
+        "description": bot.description,
+        "enabled": bot.enabled,
+        "paused_reason": bot.paused_reason,
+        "builtin": bot.is_builtin,
+        "created_at": bot.created_at,
+        "last_played_at": bot.last_played_at,
+        "active_version": {"id": version.pk, "number": version.number} if version else None,
+        "rating": rating_out(getattr(bot, "rating", None)),
+    }
+
+
+def version_out(version: BotVersion, viewer) -> dict:
+    private = sees_private(viewer, version.bot)
+    return {
+        "id": version.pk,
+        "bot": version.bot_id,
+        "number": version.number,
+        "status": version.status,
+        "reject_reason": version.reject_reason,
+        "original_name": version.original_name,
+        "sha256": version.sha256,
+        "size_bytes": version.size_bytes,
+        "created_at": version.created_at,
+        "decided_at": version.decided_at,
+        "stderr_tail": version.stderr_tail if private else None,
+        "source_url": reverse("api:version_source", args=[version.pk]) if private else None,
+    }
+
+
+# --- matches -------------------------------------------------------------------
+
+MatchStatus = Literal["queued", "running", "finished", "errored", "cancelled"]
+MatchKind = Literal["ladder", "validation", "challenge", "tournament"]
+
+
+class SeatOut(Schema):
+    seat: int
+    bot: BotRef
+    version: VersionRef
+    rank: int | None
+    score: float | None
+    fault: str = Field(description="empty, or why the seat forfeited (timeout, crash, ...)")
+    fault_detail: str
+    think_ms: int | None
+    elo_before: float | None
+    elo_change: float | None
+    stderr_tail: str | None = Field(description="the bot's stderr tail; owner/staff")
+
+
+class MatchOut(Schema):
+    id: int
+    game: str
+    kind: MatchKind
+    status: MatchStatus
+    rated: bool
+    seat_count: int
+    rules_version: str
+    options: dict[str, Any]
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    reason: str
+    steps: int
+    replay_url: str | None
+    seats: list[SeatOut]
+
+
+class MatchDetail(MatchOut):
+    seed: int | None = Field(description="the deal's seed, once the match is over")
+    requested_by: str | None
+    error: str | None = Field(description="the last platform fault; staff only")
+
+
+class MatchPage(PageMeta):
+    results: list[MatchOut]
+
+
+BotId = Annotated[int, Field(ge=1, le=MAX_ID)]
+
+
+class ChallengeIn(Schema):
+    bot: BotId = Field(description="your bot; it takes seat 0")
+    opponents: list[BotId] = Field(
+        description="the other bots, in seat order 1, 2, ...", min_length=1, max_length=8
+    )
+    options: dict[str, Any] = Field(default_factory=dict, description="game options")
+
+
+def seat_out(seat: MatchSeat, viewer) -> dict:
+    bot = seat.version.bot
+    return {
+        "seat": seat.seat,
+        "bot": bot_ref(bot),
+        "version": {"id": seat.version_id, "number": seat.version.number},
+        "rank": seat.rank,
+        "score": seat.score,
+        "fault": seat.fault,
+        "fault_detail": seat.fault_detail,
+        "think_ms": seat.think_ms,
+        "elo_before": seat.elo_before,
+        "elo_change": seat.elo_change,
+        "stderr_tail": seat.stderr_tail if sees_private(viewer, bot) else None,
+    }
+
+
+def match_out(match: Match, viewer, detail: bool = False) -> dict:
+    out = {
+        "id": match.pk,
+        "game": match.game,
+        "kind": match.kind,
+        "status": match.status,
+        "rated": match.rated,
+        "seat_count": match.seat_count,
+        "rules_version": match.rules_version,
+        "options": match.options,
+        "created_at": match.created_at,
+        "started_at": match.started_at,
+        "finished_at": match.finished_at,
+        "reason": match.reason,
+        "steps": match.steps,
+        "replay_url": reverse("api:match_replay", args=[match.pk]) if match.replay else None,
+        "seats": [seat_out(s, viewer) for s in match.seats.all()],
+    }
+    if detail:
+        staff = bool(viewer and viewer.is_authenticated and viewer.is_staff)
+        # Before the end the seed would reveal hidden cards to anyone watching.
+        out["seed"] = match.seed if match.is_done else None
+        out["requested_by"] = match.requested_by.username if match.requested_by else None
+        out["error"] = match.error if staff else None
+    return out
