@@ -159,6 +159,7 @@ class _Match:
         engine_outcome: Outcome | None = None
         timings: dict[str, float] = {}
         try:
+            self._check_bot_dirs()
             self._start_all()
             t1 = time.monotonic()
             timings["startup_ms"] = (t1 - t0) * 1000
@@ -215,6 +216,16 @@ class _Match:
         )
 
     # -- start-up and teardown ---------------------------------------------
+
+    def _check_bot_dirs(self) -> None:
+        """Every seat's directory must be usable by the sandbox before any bot
+        starts: a directory the sandbox user cannot read is the platform's
+        fault, and started otherwise the bot would seem to crash."""
+        for seat in self.seats:
+            try:
+                self.backend.check_bot_dir(seat.path)
+            except SandboxError as exc:
+                raise SystemFault(f"seat {seat.index} ({seat.label}): {exc}") from exc
 
     def _start_all(self) -> None:
         with ThreadPoolExecutor(self.seat_count, thread_name_prefix=f"start-{self.tag}") as pool:

@@ -62,7 +62,9 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
     if path.suffix == ".py":
         if not path.is_file():
             raise BotNotFound(f"{arg}: no such file")
-        workdir = workdir or Path(tempfile.mkdtemp(prefix="gemarena-bot-"))
+        if workdir is None:
+            workdir = Path(tempfile.mkdtemp(prefix="gemarena-bot-"))
+            workdir.chmod(0o755)  # the sandbox user walks through it
         target = Path(tempfile.mkdtemp(prefix=path.stem + "-", dir=workdir))
         shutil.copyfile(path, target / "main.py")
         target.chmod(0o755)  # bots run as an unprivileged user

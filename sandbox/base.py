@@ -119,6 +119,13 @@ class Backend(ABC):
     def self_check(self) -> str | None:
         """None when the backend can launch bots here, else the reason."""
 
+    def check_bot_dir(self, bot_dir: Path) -> Path:
+        """The absolute bot directory if this backend's bot user can read it,
+        else SandboxError. `launch` calls it; callers may call it up front so
+        that no bot is started (or blamed) for a directory the sandbox cannot
+        use."""
+        return check_bot_dir(bot_dir)
+
 
 def classify_exit(
     *, running_at_stop: bool, reason: ExitKind | None, exit_code: int | None, oom_killed: bool
@@ -134,10 +141,14 @@ def classify_exit(
     return ExitKind.EXITED if exit_code == 0 else ExitKind.CRASHED
 
 
-def check_bot_dir(bot_dir: Path) -> Path:
+def check_bot_dir(bot_dir: Path, *, ancestors: bool = False) -> Path:
     """The absolute bot directory, or SandboxError: it must hold main.py and
     both must be readable by others, since bots run as an unprivileged user.
-    A bad directory is the platform's fault (uploads are checked before)."""
+    With `ancestors`, every directory above it must be searchable by others
+    too: needed when the sandbox itself opens the path as that user (the
+    process backend as root, where bubblewrap would fail with "Can't find
+    source path … Permission denied"). A bad directory is the platform's
+    fault (uploads are checked before)."""
     bot_dir = Path(bot_dir).resolve()
     main = bot_dir / "main.py"
     try:
@@ -149,4 +160,15 @@ def check_bot_dir(bot_dir: Path) -> Path:
         raise SandboxError(f"{bot_dir} must be a directory holding a main.py file")
     if dir_mode & 0o005 != 0o005 or main_mode & 0o004 != 0o004:
         raise SandboxError(f"{bot_dir} and its main.py must be readable by others (chmod o+rX)")
+    if ancestors:
+        for parent in bot_dir.parents:
+            try:
+                mode = os.stat(parent).st_mode
+            except OSError as exc:
+                raise SandboxError(f"bot directory unusable: {exc}") from exc
+            if mode & 0o001 == 0:
+                raise SandboxError(
+                    f"{parent} is not searchable by others (chmod o+x), so the sandbox "
+                    f"user cannot reach the bot in {bot_dir}"
+                )
     return bot_dir

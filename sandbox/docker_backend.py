@@ -27,7 +27,6 @@ from sandbox.base import (
     ReadResult,
     ReadStatus,
     SandboxError,
-    check_bot_dir,
     classify_exit,
 )
 from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
@@ -155,7 +154,7 @@ class DockerBackend(Backend):
     def launch(
         self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None
     ) -> DockerBot:
-        bot_dir = check_bot_dir(bot_dir)
+        bot_dir = self.check_bot_dir(bot_dir)
         api = self.api()
         cname = container_name(name)
         all_labels = {

@@ -167,10 +167,15 @@ class ProcessBackend(Backend):
                     return uid
         raise SandboxError("no free sandbox uid")
 
+    def check_bot_dir(self, bot_dir: Path) -> Path:
+        # as root, bubblewrap (or python) runs as the slot uid and must be
+        # able to walk down to the directory itself
+        return check_bot_dir(bot_dir, ancestors=self.dedicated_uids)
+
     def launch(
         self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None
     ) -> ProcessBot:
-        bot_dir = check_bot_dir(bot_dir)
+        bot_dir = self.check_bot_dir(bot_dir)
         uid = self._pick_uid() if self.dedicated_uids else None
         if self.extra_lib:
             where = EXTRA_LIB_MOUNT if self.bwrap else str(self.extra_lib)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from arena import (
@@ -88,6 +90,44 @@ def test_a_bad_bot_directory_is_a_system_fault_and_nothing_is_left() -> None:
         play_match(MatchRequest("splendor-duel", bots, sandbox="process"))
     with pytest.raises(SystemFault, match="backend"):
         play_match(MatchRequest("splendor-duel", bots, sandbox="vm"))
+    assert processes_mentioning(str(BASE)) == []
+
+
+def _private_copy(mode_parent: int, mode_main: int):
+    """A first-legal bot inside a parent directory with `mode_parent`."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    parent = Path(tempfile.mkdtemp(prefix="private-", dir=BASE))
+    target = parent / "bot"
+    shutil.copytree(bot_dir("faulty", fault="none"), target)
+    target.chmod(0o755)
+    (target / "main.py").chmod(mode_main)
+    parent.chmod(mode_parent)
+    return target
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as another user only when run as root")
+def test_an_unreachable_bot_directory_is_a_system_fault_not_a_crash() -> None:
+    # the bot's own directory is fine, but its parent is private (0700): as
+    # root the sandbox runs as a slot uid that cannot walk into it, and
+    # bubblewrap failed with "Can't find source path … Permission denied",
+    # which looked like a crash of the bot in seat 1
+    hidden = _private_copy(0o700, 0o644)
+    bots = [first_legal(), BotSpec("hidden", hidden)]
+    with pytest.raises(SystemFault, match=r"seat 1 \(hidden\).*not searchable"):
+        play_match(MatchRequest("splendor-duel", bots, seed=1, sandbox="process"))
+    assert processes_mentioning(str(BASE)) == []
+
+
+def test_an_unreadable_main_py_is_a_system_fault_before_any_bot_starts() -> None:
+    unreadable = _private_copy(0o755, 0o600)
+    events = []
+    bots = [BotSpec("unreadable", unreadable), first_legal()]
+    with pytest.raises(SystemFault, match=r"seat 0 \(unreadable\).*readable by others"):
+        play_match(MatchRequest("splendor-duel", bots, sandbox="process"), on_step=events.append)
+    assert events == []
     assert processes_mentioning(str(BASE)) == []
 
 
