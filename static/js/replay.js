@@ -1,0 +1,399 @@
+/* Gem Arena replay viewer — plain JS, no build step.
+ *
+ * Markup: templates/ladder/_replay_viewer.html. Data: ladder/views_replay.py
+ * (frames.json for a finished match, live.json?after=N while it runs).
+ * Each game draws a frame with a renderer registered in
+ * GemReplay.renderers[game id] (static/js/replay_<game>.js):
+ *     render(boardElement, frame, ctx)   ctx: see Viewer.context()
+ *
+ * DOM hooks (stable, for browser tests):
+ *   #replay                 the viewer; data-state = loading | replay | live |
+ *                           waiting | error, data-step = the frame shown,
+ *                           data-steps = the last frame number, data-playing =
+ *                           "true" | "false", data-following = "true" while a
+ *                           live view stays at the newest step
+ *   #replay-first, #replay-prev, #replay-play, #replay-next, #replay-last
+ *                           buttons; #replay-play has data-playing too and
+ *                           its label reads "Play" or "Pause"
+ *   #replay-speed           <select>, value = milliseconds per step
+ *   #replay-slider          <input type=range>, value = frame number
+ *   #replay-step            "Step N / M" (data-step = N)
+ *   #replay-action          the current action in words (data-seat = acting seat)
+ *   #replay-note            the owner's debug note at this step (hidden when
+ *                           none); its text is in #replay-note-text
+ *   #replay-live            the "live" badge (hidden unless the match runs)
+ *   #replay-status          messages: loading, waiting for a worker, errors
+ *   #replay-board           the game drawing (data-game = game id)
+ *
+ * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
+ * position whenever playback is paused, so the address can be shared.
+ * Keys: ← → previous/next, Home/End first/last, space play/pause.
+ */
+(function () {
+  "use strict";
+
+  var GemReplay = (window.GemReplay = window.GemReplay || {});
+  GemReplay.renderers = GemReplay.renderers || {};
+
+  var LIVE_POLL_MS = 1500;
+  var QUEUED_POLL_MS = 4000;
+
+  /* h("div", {class: "x", "data-card": id}, child, "text", [more]) — an
+   * element; strings become text nodes (never parsed as HTML: bot names and
+   * notes are untrusted). Attributes with null/false values are left out. */
+  function h(tag, attrs) {
+    var el = tag.indexOf(":svg") > 0
+      ? document.createElementNS("http://www.w3.org/2000/svg", tag.split(":")[0])
+      : document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (key) {
+        var value = attrs[key];
+        if (value === null || value === undefined || value === false) return;
+        if (key === "text") el.textContent = String(value);
+        else el.setAttribute(key, value === true ? "" : String(value));
+      });
+    }
+    for (var i = 2; i < arguments.length; i++) append(el, arguments[i]);
+    return el;
+  }
+
+  function append(el, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) child.forEach(function (c) { append(el, c); });
+    else if (typeof child === "object") el.appendChild(child);
+    else el.appendChild(document.createTextNode(String(child)));
+  }
+
+  GemReplay.h = h;
+
+  /* "seat 2 takes …" → "carl-search takes …" */
+  GemReplay.withNames = function (text, name) {
+    return String(text || "").replace(/\bseat (\d+)\b/g, function (_, n) { return name(Number(n)); });
+  };
+
+  function stepFromUrl() {
+    var hash = /(?:^#|&)step=(\d+)/.exec(window.location.hash);
+    if (hash) return Number(hash[1]);
+    var query = /[?&]step=(\d+)/.exec(window.location.search);
+    return query ? Number(query[1]) : null;
+  }
+
+  function Viewer(root) {
+    this.root = root;
+    this.game = root.getAttribute("data-game");
+    this.framesUrl = root.getAttribute("data-frames-url");
+    this.liveUrl = root.getAttribute("data-live-url");
+    this.frames = [];
+    this.players = [];
+    this.gameData = {};
+    this.outcome = null;
+    this.index = 0;
+    this.playing = false;
+    this.following = true;
+    this.timer = null;
+    this.pollTimer = null;
+    this.attempt = null;
+    this.mode = "loading";
+    this.wanted = stepFromUrl();
+    this.el = {};
+    var ids = ["first", "prev", "play", "next", "last", "speed", "slider", "step", "action",
+      "note", "note-text", "live", "status", "board"];
+    for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("replay-" + ids[i]);
+    this.bind();
+    var status = root.getAttribute("data-status");
+    if (status === "queued" || status === "running") this.startLive();
+    else this.loadFrames();
+  }
+
+  Viewer.prototype.bind = function () {
+    var self = this;
+    this.el.first.addEventListener("click", function () { self.pause(); self.go(0); });
+    this.el.prev.addEventListener("click", function () { self.pause(); self.go(self.index - 1); });
+    this.el.next.addEventListener("click", function () { self.pause(); self.go(self.index + 1); });
+    this.el.last.addEventListener("click", function () { self.pause(); self.go(self.frames.length - 1); });
+    this.el.play.addEventListener("click", function () { self.toggle(); });
+    this.el.slider.addEventListener("input", function () { self.pause(); self.go(Number(self.el.slider.value)); });
+    this.el.speed.addEventListener("change", function () { if (self.playing) self.schedule(); });
+    document.addEventListener("keydown", function (event) { self.onKey(event); });
+    window.addEventListener("hashchange", function () {
+      var step = stepFromUrl();
+      if (step !== null && step !== self.index) self.go(step);
+    });
+  };
+
+  Viewer.prototype.onKey = function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    var target = event.target;
+    var tag = target && target.tagName;
+    if (tag === "INPUT" && target !== this.el.slider) return;
+    if (tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
+    if (target === this.el.slider && event.key !== " ") return; // the slider moves itself
+    if (!this.frames.length) return;
+    var key = event.key;
+    if (key === " " || key === "Spacebar") {
+      if (tag === "BUTTON" || tag === "SUMMARY" || tag === "A") return; // their own click
+      this.toggle();
+    } else if (key === "ArrowLeft") { this.pause(); this.go(this.index - 1); }
+    else if (key === "ArrowRight") { this.pause(); this.go(this.index + 1); }
+    else if (key === "Home") { this.pause(); this.go(0); }
+    else if (key === "End") { this.pause(); this.go(this.frames.length - 1); }
+    else return;
+    event.preventDefault();
+  };
+
+  // -- loading ------------------------------------------------------------
+
+  Viewer.prototype.fetchJson = function (url) {
+    return fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) {
+        return response.json().then(
+          function (body) { return { status: response.status, body: body }; },
+          function () { return { status: response.status, body: { error: "the server answered " + response.status } }; }
+        );
+      });
+  };
+
+  Viewer.prototype.loadFrames = function () {
+    var self = this;
+    this.message("Loading the replay…");
+    this.fetchJson(this.framesUrl).then(function (r) {
+      if (r.status === 200) {
+        var fromLive = self.attempt !== null; // we watched it live until now
+        var keep = self.index;
+        self.frames = r.body.frames;
+        self.players = r.body.players || self.players;
+        self.gameData = r.body.game_data || {};
+        self.outcome = r.body.outcome || null;
+        self.setMode("replay");
+        self.message("");
+        var start = 0;
+        if (self.wanted !== null) start = self.wanted;
+        else if (fromLive) start = self.following ? self.frames.length - 1 : keep;
+        self.wanted = null;
+        self.go(start, true);
+      } else if (r.status === 409 && r.body.live_url) {
+        self.startLive();
+      } else {
+        self.setMode("error");
+        self.message(r.body.error || "The replay cannot be shown.");
+      }
+    }, function () {
+      self.setMode("error");
+      self.message("The replay could not be loaded (network error). Reload the page to try again.");
+    });
+  };
+
+  Viewer.prototype.startLive = function () {
+    this.setMode("live");
+    this.message("Connecting to the live match…");
+    this.poll();
+  };
+
+  Viewer.prototype.poll = function () {
+    var self = this;
+    clearTimeout(this.pollTimer);
+    var after = this.frames.length - 1;
+    var url = this.liveUrl + (this.liveUrl.indexOf("?") < 0 ? "?" : "&") + "after=" + after;
+    this.fetchJson(url).then(function (r) {
+      if (r.status !== 200) {
+        self.setMode("error");
+        self.message(r.body.error || "The live view is not available.");
+        return;
+      }
+      self.onLive(r.body);
+    }, function () {
+      self.message("Connection lost; retrying…");
+      self.pollTimer = setTimeout(function () { self.poll(); }, QUEUED_POLL_MS);
+    });
+  };
+
+  Viewer.prototype.onLive = function (body) {
+    var self = this;
+    this.players = body.players || this.players;
+    if (body.frames_url) { // over: the stored replay takes over
+      this.framesUrl = body.frames_url;
+      this.message("The match is over; loading the replay…");
+      this.loadFrames();
+      return;
+    }
+    if (body.status === "errored" || body.status === "cancelled") {
+      this.setMode("error");
+      this.message(body.status === "errored"
+        ? "The match stopped because of a platform error; it is not rated."
+        : "The match was cancelled.");
+      return;
+    }
+    if (this.attempt !== null && body.attempt !== this.attempt) {
+      this.frames = []; // played again after a platform fault: start over
+      this.index = 0;
+    }
+    this.attempt = body.attempt;
+    if (body.game_data) this.gameData = body.game_data;
+    if (body.status === "queued") {
+      this.setMode("waiting");
+      this.message("Waiting for a worker to start this match…");
+      this.pollTimer = setTimeout(function () { self.poll(); }, QUEUED_POLL_MS);
+      return;
+    }
+    this.setMode("live");
+    var grew = false;
+    (body.frames || []).forEach(function (frame) {
+      if (frame.step === self.frames.length) { self.frames.push(frame); grew = true; }
+    });
+    this.message(this.frames.length ? "" : "The match has started; waiting for the first moves…");
+    if (grew) {
+      if (this.wanted !== null && (this.wanted < this.frames.length || !body.more)) {
+        this.following = false; // a shared position: stay there
+        this.go(Math.min(this.wanted, this.frames.length - 1), true);
+        this.wanted = null;
+      } else if (this.following && !this.playing) {
+        this.go(this.frames.length - 1, true);
+      } else {
+        this.update();
+      }
+      if (this.playing && !this.timer) this.schedule();
+    }
+    this.pollTimer = setTimeout(function () { self.poll(); }, body.more ? 0 : LIVE_POLL_MS);
+  };
+
+  // -- position and playback ------------------------------------------------
+
+  Viewer.prototype.go = function (index, quiet) {
+    if (!this.frames.length) return;
+    index = Math.max(0, Math.min(this.frames.length - 1, Number(index) || 0));
+    this.index = index;
+    if (this.mode === "live" && !quiet) this.following = index === this.frames.length - 1;
+    this.update();
+    if (!this.playing) this.saveUrl();
+  };
+
+  Viewer.prototype.saveUrl = function () {
+    var hash = "#step=" + this.index;
+    if (window.location.hash !== hash && window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+    }
+  };
+
+  Viewer.prototype.toggle = function () {
+    if (this.playing) { this.pause(); return; }
+    if (!this.frames.length) return;
+    if (this.index >= this.frames.length - 1 && this.mode !== "live") this.go(0);
+    this.playing = true;
+    this.schedule();
+    this.update();
+  };
+
+  Viewer.prototype.pause = function () {
+    if (!this.playing) return;
+    this.playing = false;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.update();
+    this.saveUrl();
+  };
+
+  Viewer.prototype.schedule = function () {
+    var self = this;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(function () {
+      self.timer = null;
+      if (!self.playing) return;
+      if (self.index < self.frames.length - 1) {
+        self.index += 1;
+        if (self.mode === "live") self.following = self.index === self.frames.length - 1;
+        self.update();
+        self.schedule();
+      } else if (self.mode !== "live") {
+        self.pause(); // the end of the replay
+      } // live: wait for the next frames (onLive schedules again)
+    }, Number(this.el.speed.value) || 800);
+  };
+
+  // -- drawing ----------------------------------------------------------------
+
+  Viewer.prototype.name = function (seat) {
+    var p = this.players[seat];
+    return p ? p.bot : "seat " + seat;
+  };
+
+  Viewer.prototype.context = function () {
+    var self = this;
+    return {
+      players: this.players,
+      gameData: this.gameData,
+      frames: this.frames,
+      index: this.index,
+      name: function (seat) { return self.name(seat); },
+      h: h,
+    };
+  };
+
+  Viewer.prototype.setMode = function (mode) {
+    this.mode = mode;
+    this.root.setAttribute("data-state", mode);
+    this.el.live.hidden = mode !== "live" && mode !== "waiting";
+    this.el.live.textContent = mode === "waiting" ? "queued" : "live";
+  };
+
+  Viewer.prototype.message = function (text) {
+    this.el.status.textContent = text;
+    this.el.status.hidden = !text;
+  };
+
+  Viewer.prototype.update = function () {
+    var frame = this.frames[this.index];
+    var last = Math.max(0, this.frames.length - 1);
+    var root = this.root;
+    root.setAttribute("data-step", String(this.index));
+    root.setAttribute("data-steps", String(last));
+    root.setAttribute("data-playing", String(this.playing));
+    root.setAttribute("data-following", String(this.mode === "live" && this.following));
+    this.el.slider.max = String(last);
+    this.el.slider.value = String(this.index);
+    this.el.slider.disabled = !this.frames.length;
+    this.el.step.textContent = "Step " + this.index + " / " + last + (this.mode === "live" ? "+" : "");
+    this.el.step.setAttribute("data-step", String(this.index));
+    this.el.play.textContent = this.playing ? "Pause" : "Play";
+    this.el.play.setAttribute("data-playing", String(this.playing));
+    this.el.play.setAttribute("aria-pressed", String(this.playing));
+    this.el.first.disabled = this.el.prev.disabled = this.index <= 0;
+    this.el.last.disabled = this.el.next.disabled = this.index >= last;
+    if (!frame) return;
+    var text;
+    if (frame.step === 0) text = "Start of the game.";
+    else {
+      text = "Step " + frame.step + ": " + GemReplay.withNames(frame.description || frame.action, this.name.bind(this));
+      if (frame.forced) text += " (played by the referee: this bot had forfeited)";
+    }
+    this.el.action.textContent = text;
+    this.el.action.setAttribute("data-seat", frame.seat === null || frame.seat === undefined ? "" : String(frame.seat));
+    this.el.action.title = frame.action ? "action: " + frame.action : "";
+    var note = frame.note || "";
+    this.el.note.hidden = !note;
+    this.el["note-text"].textContent = note;
+    var renderer = GemReplay.renderers[this.game];
+    var board = this.el.board;
+    while (board.firstChild) board.removeChild(board.firstChild);
+    if (renderer) {
+      try {
+        renderer.render(board, frame, this.context());
+      } catch (err) {
+        board.appendChild(h("p", { class: "replay-error", text: "This position cannot be drawn: " + err }));
+      }
+    } else {
+      board.appendChild(h("pre", { class: "replay-raw", text: JSON.stringify(frame.view, null, 1) }));
+    }
+  };
+
+  GemReplay.Viewer = Viewer;
+
+  function start() {
+    var root = document.getElementById("replay");
+    if (root && !root.gemReplay) root.gemReplay = new Viewer(root);
+  }
+
+  // deferred scripts run while readyState is "interactive", before the game
+  // renderers that follow this file: start once they have all run
+  if (document.readyState !== "complete") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,254 @@
+/* Edel, Stein & Reich for the replay viewer (static/js/replay.js): phase and
+ * round, the gem supply and decks, the offered event, each seat's gems,
+ * money, gem card, held events and action choice, the bargaining as a
+ * readable sequence of offers, and the round's log — from one spectator view
+ * (docs/games/edel-stein-reich.md).
+ *
+ * Hooks: .esr-seat[data-seat] (data-choice), .esr-bargain, .esr-offers li,
+ * .esr-event[data-event], .esr-log li[data-type].
+ */
+(function () {
+  "use strict";
+
+  var COLOURS = ["red", "yellow", "green", "blue"];
+  var ACTION_WORDS = { money: "Money", event: "Event", gems: "Gems", free: "Free Choice" };
+  var ORDER = ["money", "event", "gems", "free"];
+  var PHASES = {
+    commit: "everyone chooses an action card in secret",
+    bargain: "bargaining",
+    event_choice: "taking the event card or drawing blind",
+    immediate: "using an immediate event card",
+    pick: "picking gems",
+    "return": "returning a gem",
+    swap: "swapping gems",
+    tribute: "paying tribute",
+    over: "game over",
+  };
+
+  function gemsText(gems) {
+    var parts = COLOURS.filter(function (c) { return gems && gems[c]; }).map(function (c) { return gems[c] + " " + c; });
+    return parts.length ? parts.join(" ") : "nothing";
+  }
+
+  function eventName(id) {
+    return String(id).replace(/-/g, " ").replace(/^./, function (c) { return c.toUpperCase(); });
+  }
+
+  function money(n) { return n === null || n === undefined ? "hidden" : n + " M"; }
+
+  /* One public log entry in words (null: not worth a line). */
+  function logText(e, name, state) {
+    switch (e.type) {
+      case "reveal": return "Choices revealed: " + e.choices.map(function (c, s) { return name(s) + " " + ACTION_WORDS[c]; }).join(", ") + ".";
+      case "perform": return name(e.seat) + " performs " + ACTION_WORDS[e.action] + ".";
+      case "lost": return ACTION_WORDS[e.action] + " is lost: " + e.seats.map(name).join(", ") + " all chose it.";
+      case "void": return ACTION_WORDS[e.action] + " is void: neither " + e.seats.map(name).join(" nor ") + " has gems to offer.";
+      case "gain": return name(e.seat) + " gains " + gemsText(e.gems) + ".";
+      case "reshuffle": return "The event discard pile is shuffled into a new deck (" + e.event_deck_size + " cards).";
+      case "no_event": return "No event card is left for " + name(e.seat) + ".";
+      case "take": return name(e.seat) + " takes the event " + eventName(e.card) + ".";
+      case "blind": return name(e.seat) + " draws blind: " + eventName(e.card) + ".";
+      case "apply": return name(e.seat) + " applies " + eventName(e.card) + ".";
+      case "decline": return name(e.seat) + " declines " + eventName(e.card) + ".";
+      case "pick": return name(e.seat) + " picks 1 " + e.colour + ".";
+      case "return": return name(e.seat) + " returns 1 " + e.colour + ".";
+      case "swap": return name(e.seat) + " gives 1 " + e.gave + " to " + name(e["with"]) + " and takes 1 " + e.took + ".";
+      case "give": return name(e.seat) + " gives 1 " + e.colour + " to " + name(e.to) + ".";
+      case "free_shared": return "Free Choice is shared, in this order: " + e.order.map(name).join(", ") + ".";
+      case "offer":
+        var verb = state.offers ? " raises to " : " offers ";
+        state.offers += 1;
+        return name(e.seat) + verb + gemsText(e.gems) + ".";
+      case "accept":
+        state.offers = 0;
+        return name(e.seat) + " accepts " + gemsText(e.gems) + " from " + name(e.maker) + "; " + name(e.winner) + " gets the action.";
+      case "majority":
+        return "Scoring " + e.colour + ": " + (e.seats.length ? e.seats.map(name).join(", ") + " get " + e.money_each + " M each" +
+          (e.returned_each ? " and return " + e.returned_each + " " + e.colour : "") : "nobody") + ".";
+      case "bonus": return name(e.seat) + " scores " + eventName(e.card) + ": +" + e.money + " M.";
+      case "certificates": return name(e.seat) + " has " + e.count + " certificate" + (e.count === 1 ? "" : "s") + ": +" + e.money + " M.";
+      case "scored": return "End of phase " + e.phase + " scoring.";
+      default: return e.type;
+    }
+  }
+
+  function render(root, frame, ctx) {
+    var h = ctx.h;
+    var v = frame.view;
+    var name = ctx.name;
+
+    function gem(colour, n, extra) {
+      return h("span", { class: "esr-gem esr-g-" + colour + (n ? "" : " esr-zero") + (extra ? " " + extra : ""), title: n + " " + colour, "data-colour": colour },
+        h("span", { class: "esr-pip" }), String(n));
+    }
+
+    function gems(counts) {
+      return h("span", { class: "esr-gems" }, COLOURS.map(function (c) { return gem(c, counts[c] || 0); }));
+    }
+
+    function gemCard(c) {
+      if (!c) return h("span", { class: "esr-none", text: "no gem card" });
+      return h("span", { class: "esr-gem-card", title: "gem card " + c.id + ": Money pays " + c.money + " M, Gems gives " + gemsText(c.gems) },
+        h("span", { class: "esr-card-id", text: c.id }),
+        h("span", { class: "esr-card-money", text: c.money + " M" }),
+        COLOURS.filter(function (col) { return c.gems[col]; }).map(function (col) { return gem(col, c.gems[col], "esr-small"); }));
+    }
+
+    function eventCard(e, label) {
+      if (!e) return null;
+      return h("div", { class: "esr-event esr-kind-" + e.kind, "data-event": e.id },
+        h("span", { class: "esr-label", text: label }),
+        h("b", { text: e.name }),
+        h("span", { class: "esr-event-kind", text: e.kind.replace(/_/g, " ") }),
+        h("span", { class: "esr-event-effect", text: effectText(e) }));
+    }
+
+    // -- header: phase, round, supply, decks ----------------------------------
+    var head = h("div", { class: "esr-head" },
+      h("span", { class: "esr-phase" }, "Phase ", h("b", { text: v.phase_number + "/3" }), " · Round ",
+        h("b", { text: v.round + "/" + v.rounds_per_phase })),
+      h("span", { class: "esr-now", text: PHASES[v.phase] || v.phase }),
+      h("span", { class: "esr-supply" }, h("span", { class: "esr-label", text: "Supply" }), gems(v.supply)),
+      h("span", { class: "esr-decks" },
+        h("span", { title: "gem card deck", text: "Gem cards " + v.gem_deck_size }),
+        h("span", { title: "gem cards set aside this phase" + (v.set_aside_top ? " (top: " + v.set_aside_top + ")" : ""), text: "Set aside " + v.set_aside_count }),
+        h("span", { title: "event deck", text: "Events " + v.event_deck_size })));
+
+    // -- action choices ---------------------------------------------------------
+    var choices = null;
+    if (v.choices) {
+      choices = h("div", { class: "esr-choices" }, ORDER.map(function (action) {
+        var who = [];
+        v.choices.forEach(function (c, s) { if (c === action) who.push(s); });
+        if (!who.length) return null;
+        var verdict = who.length === 1 ? "performs" : who.length === 2 || action === "free" ? (action === "free" ? "share" : "bargain") : "lost";
+        return h("div", { class: "esr-choice" + (v.resolving === action ? " esr-resolving" : ""), "data-action": action },
+          h("b", { text: ACTION_WORDS[action] }), " ", who.map(name).join(" & "),
+          h("span", { class: "esr-verdict esr-v-" + verdict, text: verdict }));
+      }));
+    }
+
+    // -- bargaining ----------------------------------------------------------------
+    var bargain = null;
+    var offers = currentOffers(v.log);
+    if (v.bargain || offers.length) {
+      var b = v.bargain;
+      var items = [];
+      offers.forEach(function (e, i) {
+        if (e.type === "offer") {
+          items.push(h("li", { class: "esr-offer", "data-seat": e.seat },
+            h("b", { text: name(e.seat) }), i === 0 ? " offers " : " raises to ", gemsOrText(h, e.gems, gem)));
+        } else {
+          items.push(h("li", { class: "esr-accept", "data-seat": e.seat },
+            h("b", { text: name(e.seat) }), " accepts ", gemsOrText(h, e.gems, gem), " from " + name(e.maker) + " — " + name(e.winner) + " performs the action"));
+        }
+      });
+      if (b && Object.keys(b.building).length) {
+        var building = {};
+        Object.keys(b.building).forEach(function (c) { building[c] = b.building[c]; });
+        var maker = v.to_act[0];
+        items.push(h("li", { class: "esr-building" }, h("b", { text: name(maker) }), " is announcing a raise: ",
+          COLOURS.filter(function (c) { return c in building; }).map(function (c) { return building[c] + " " + c; }).join(", ") + " …"));
+      }
+      var title = b ? "Bargaining for " + ACTION_WORDS[b.action] + ": " + name(b.opener) + " opens, " + name(b.other) + " answers"
+        : "Bargaining";
+      bargain = h("div", { class: "esr-bargain" }, h("h4", { text: title }),
+        items.length ? h("ol", { class: "esr-offers" }, items) : h("p", { class: "esr-none", text: "No offer yet." }),
+        b && b.standing.maker !== null ? h("p", { class: "esr-standing" }, "Standing offer: " + gemsText(b.standing.gems) + " by " + name(b.standing.maker) +
+          " (" + b.standing.size + " gems, value " + b.standing.value + ")") : null,
+        h("p", { class: "esr-sequence", text: offers.map(function (e, i) {
+          return e.type === "offer" ? name(e.seat) + (i === 0 ? " offers " : " raises ") + gemsText(e.gems) : name(e.seat) + " accepts";
+        }).join(" — ") }));
+    }
+
+    // -- seats ---------------------------------------------------------------------
+    var seats = h("div", { class: "esr-seats" }, v.players.map(function (p) {
+      var s = p.seat;
+      var toAct = v.to_act.indexOf(s) >= 0;
+      var choice = v.choices ? v.choices[s] : null;
+      var rank = v.outcome ? v.outcome.ranks[s] : null;
+      return h("section", {
+        class: "esr-seat" + (toAct ? " esr-to-act" : "") + (frame.seat === s ? " esr-acted" : "") + (rank === 1 ? " esr-winner" : ""),
+        "data-seat": s, "data-choice": choice || "",
+      },
+        h("header", { class: "esr-seat-head" }, h("span", { class: "esr-name", text: name(s) }),
+          rank ? h("span", { class: "esr-rank", text: rank === 1 ? "winner" : "rank " + rank }) : null,
+          h("span", { class: "esr-money", title: "money (millions)", text: money(p.money) })),
+        gems(p.gems),
+        h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Gem card" }), gemCard(p.gem_card)),
+        h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Choice" }),
+          choice ? h("span", { class: "esr-choice-badge esr-a-" + choice, text: ACTION_WORDS[choice] })
+            : v.phase === "commit" ? h("span", { class: "esr-secret", text: p.has_chosen ? "chosen (secret)" : "choosing…" })
+              : h("span", { class: "esr-none", text: "–" })),
+        p.held_events.length ? h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Events" }),
+          h("span", { class: "esr-held" }, p.held_events.map(function (id) { return h("span", { class: "esr-held-card", "data-event": id, text: eventName(id) }); }))) : null);
+    }));
+
+    // -- log -------------------------------------------------------------------------
+    function logList(entries) {
+      var state = { offers: 0 };
+      return h("ol", { class: "esr-log" }, entries.map(function (e) {
+        return h("li", { "data-type": e.type, text: logText(e, name, state) });
+      }));
+    }
+
+    var status = h("p", { class: "esr-status" }, statusText(v, name));
+    root.appendChild(h("div", { class: "esr" },
+      status, head,
+      h("div", { class: "esr-middle" },
+        h("div", { class: "esr-events" }, eventCard(v.offered_event, "Offered event"), eventCard(v.pending_event, "Being resolved"),
+          !v.offered_event && !v.pending_event ? h("span", { class: "esr-none", text: "No event card on offer." }) : null),
+        choices),
+      bargain, seats,
+      h("div", { class: "esr-logs" },
+        h("h4", { text: "This round" }), v.log.length ? logList(v.log) : h("p", { class: "esr-none", text: "Nothing yet." }),
+        v.previous_log.length ? h("details", { class: "esr-prev" }, h("summary", { text: "Previous round" }), logList(v.previous_log)) : null)));
+  }
+
+  function gemsOrText(h, gems, gem) {
+    var shown = COLOURS.filter(function (c) { return gems[c]; });
+    if (!shown.length) return "nothing";
+    return h("span", { class: "esr-gems esr-inline", title: gemsText(gems) }, shown.map(function (c) { return gem(c, gems[c], "esr-small"); }));
+  }
+
+  /* The offers of the bargain going on (or just ended) this round: the run of
+   * offer entries at the end of the log, with the accept that closed it. */
+  function currentOffers(log) {
+    var out = [];
+    for (var i = log.length - 1; i >= 0; i--) {
+      var e = log[i];
+      if (e.type === "offer" || (e.type === "accept" && !out.length)) out.unshift(e);
+      else if (e.type === "perform" && out.length && out[out.length - 1].type === "accept") continue;
+      else break;
+    }
+    return out;
+  }
+
+  function effectText(e) {
+    var p = e.params || {};
+    switch (e.op) {
+      case "certificate": return "kept until scoring: most certificates earn a prize";
+      case "majority_bonus": return "at scoring: +" + p.bonus + " M for a " + p.colour + " majority";
+      case "gain_money": return "gain " + p.money + " M now";
+      case "gain_gems": return "gain " + gemsText(p.gems) + " now";
+      case "gain_any_gems": return "pick " + p.count + " gems of any colour";
+      case "swap_one_gem_with_player": return "swap one gem with another player";
+      case "each_opponent_gives_one_gem_of_their_choice": return "every opponent gives you one gem";
+      default: return e.op.replace(/_/g, " ");
+    }
+  }
+
+  function statusText(v, name) {
+    if (v.outcome) {
+      var winners = v.outcome.ranks.map(function (r, s) { return r === 1 ? name(s) : null; }).filter(Boolean);
+      return (winners.length > 1 ? "Shared win: " + winners.join(", ") : winners[0] + " wins") + " — " + v.outcome.reason + ".";
+    }
+    var who = v.to_act.map(name).join(", ");
+    if (v.phase === "commit") return "Waiting for " + who + " to choose.";
+    return who + ": " + (PHASES[v.phase] || v.phase) + (v.resolving ? " (" + ACTION_WORDS[v.resolving] + ")" : "") + ".";
+  }
+
+  window.GemReplay = window.GemReplay || { renderers: {} };
+  window.GemReplay.renderers = window.GemReplay.renderers || {};
+  window.GemReplay.renderers["edel-stein-reich"] = { render: render, logText: logText, currentOffers: currentOffers };
+})();
