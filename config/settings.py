@@ -173,7 +173,8 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = Path(env_str("GEMARENA_MEDIA_DIR") or VAR_DIR / "media")
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "account"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

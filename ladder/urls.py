@@ -1,10 +1,60 @@
+from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from ladder import views, views_replay
+from ladder import views, views_account, views_docs, views_replay, views_upload
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("status/", views.status, name="status"),
+    path("queue/", views.queue, name="queue"),
+    path("games/<slug:game>/", views.leaderboard, name="leaderboard"),
+    path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
+    path("bots/<int:bot_id>/versions/<int:number>/", views_upload.version_detail, name="version"),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/status.json",
+        views_upload.version_status,
+        name="version_status",
+    ),
+    path(
+        "bots/<int:bot_id>/versions/<int:number>/source",
+        views.version_source,
+        name="version_source",
+    ),
+    path("upload/", views_upload.upload, name="upload"),
+    path("matches/<int:match_id>/", views.match_detail, name="match"),
+    path("matches/<int:match_id>/replay.json.gz", views.match_replay, name="match_replay"),
     path("matches/<int:match_id>/frames.json", views_replay.frames, name="match_frames_json"),
     path("matches/<int:match_id>/live.json", views_replay.live, name="match_live_json"),
+    # accounts
+    path("accounts/signup/", views_account.signup, name="signup"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="account"),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
+    path(
+        "accounts/password/",
+        auth_views.PasswordChangeView.as_view(success_url="/accounts/password/done/"),
+        name="password_change",
+    ),
+    path(
+        "accounts/password/done/",
+        auth_views.PasswordChangeDoneView.as_view(),
+        name="password_change_done",
+    ),
+    path("accounts/", views_account.account, name="account"),
+    path("accounts/tokens/", views_account.tokens, name="tokens"),
+    path(
+        "accounts/tokens/<int:token_id>/revoke/",
+        views_account.token_revoke,
+        name="token_revoke",
+    ),
+    # documentation
+    path("docs/", views_docs.index, name="docs"),
+    path("docs/getting-started/", views_docs.getting_started, name="getting_started"),
+    path("docs/faq/", views_docs.faq, name="faq"),
+    path("docs/games/<slug:game>/", views_docs.game_reference, name="game_docs"),
+    path("docs/starter/<slug:game>.zip", views_docs.starter_kit, name="starter_kit"),
+    path("docs/<slug:page>/", views_docs.doc_page, name="doc_page"),
 ]

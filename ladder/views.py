@@ -1,16 +1,75 @@
-"""Pages. Plain function views."""
+"""Public pages: home, status, leaderboards, bots, matches, the queue.
+
+Plain function views. Each page costs a fixed number of queries whatever the
+size of the ladder; the helpers that make sure of it live in ladder/pages.py.
+"""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from datetime import timedelta
 
-from arena import all_games
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import Count, Q
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from arena import OptionError, ReplayError, all_games, get_game, replay_from_bytes, replay_to_bytes
+from ladder.charts import ChartPoint, rating_chart
 from ladder.health import all_checks
+from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
+from ladder.pages import (
+    SORTS,
+    can_see_private,
+    chart_history,
+    head_to_head,
+    leaderboard_queryset,
+    parse_sort,
+    queue_plan,
+    recent_seats,
+    trends,
+)
+
+LEADERBOARD_PAGE_SIZE = 50
+HOME_TOP = 5
+
+
+def game_or_404(game_id: str):
+    try:
+        return get_game(game_id)
+    except OptionError:
+        raise Http404(f"There is no game called “{game_id}”.") from None
+
+
+def running_matches(limit: int = 10) -> list[Match]:
+    matches = list(
+        Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at")[:limit]
+    )
+    tables: dict[int, list[MatchSeat]] = {m.pk: [] for m in matches}
+    for seat in (
+        MatchSeat.objects.filter(match_id__in=list(tables))
+        .select_related("version__bot")
+        .order_by("match_id", "seat")
+    ):
+        tables[seat.match_id].append(seat)
+    for m in matches:
+        m.table = tables[m.pk]
+    return matches
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "ladder/home.html", {"games": all_games()})
+    games = []
+    for game in all_games():
+        top = leaderboard_queryset(game.id, "rank", False).filter(rating__fitted_rank__isnull=False)
+        games.append({"game": game, "top": list(top[:HOME_TOP])})
+    ctx = {
+        "games": games,
+        "running": running_matches(),
+        "queued": Match.objects.filter(status=Match.Status.QUEUED).count(),
+    }
+    return render(request, "ladder/home.html", ctx)
 
 
 def status(request: HttpRequest) -> HttpResponse:
@@ -26,3 +85,167 @@ def status(request: HttpRequest) -> HttpResponse:
         }
         return JsonResponse(data, status=200 if ok else 503)
     return render(request, "ladder/status.html", {"checks": checks, "ok": ok})
+
+
+def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
+    definition = game_or_404(game)
+    key, reverse, problem = parse_sort(request.GET.get("sort"))
+    paginator = Paginator(leaderboard_queryset(game, key, reverse), LEADERBOARD_PAGE_SIZE)
+    page = paginator.get_page(request.GET.get("page"))
+    bots = list(page.object_list)
+    trend = trends([b.pk for b in bots])
+    for bot in bots:
+        bot.trend = trend.get(bot.pk)
+    columns = []
+    for name, spec in SORTS.items():
+        active = name == key
+        # a header link sorts best-first; on the active column it flips the direction
+        target = f"-{name}" if active and not reverse else name
+        columns.append(
+            {
+                "key": name,
+                "label": spec.label,
+                "active": active,
+                "reverse": reverse,
+                "href": f"?sort={target}",
+            }
+        )
+    ctx = {
+        "game": definition,
+        "fit": GameFit.objects.filter(game=game).first(),
+        "page": page,
+        "bots": bots,
+        "columns": {c["key"]: c for c in columns},
+        "sort": f"-{key}" if reverse else key,
+        "sort_problem": problem,
+    }
+    return render(request, "ladder/leaderboard.html", ctx)
+
+
+def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
+    bot = get_object_or_404(
+        Bot.objects.select_related("owner", "rating", "active_version"), pk=bot_id
+    )
+    private = can_see_private(request.user, bot)
+    history = chart_history(bot)
+    points = [
+        ChartPoint(
+            elo=h.elo_after,
+            fitted=h.fitted,
+            low=h.fitted_low,
+            high=h.fitted_high,
+            version=h.version.number,
+            label=timezone.localtime(h.created_at).strftime("%Y-%m-%d %H:%M"),
+        )
+        for h in history
+    ]
+    ctx = {
+        "bot": bot,
+        "game": game_or_404(bot.game),
+        "rating": getattr(bot, "rating", None),
+        "versions": list(bot.versions.order_by("-number")[:30]),
+        "chart": rating_chart(points, f"Rating history of {bot.name}"),
+        "chart_size": len(points),
+        "recent": recent_seats(bot),
+        "h2h": head_to_head(bot),
+        "private": private,
+    }
+    if private:
+        ctx["faults"] = list(
+            MatchSeat.objects.filter(version__bot=bot)
+            .exclude(fault="")
+            .select_related("match", "version")
+            .order_by("-match_id")[:20]
+        )
+    return render(request, "ladder/bot.html", ctx)
+
+
+def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    """The uploaded file of one version: its owner and staff only."""
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot"), bot_id=bot_id, number=number
+    )
+    if not can_see_private(request.user, version.bot):
+        raise Http404("No such file.")  # others do not learn that a version exists
+    try:
+        handle = version.upload.open("rb")
+    except (FileNotFoundError, ValueError):
+        raise Http404("The uploaded file is missing from storage.") from None
+    return FileResponse(handle, as_attachment=True, filename=version.original_name)
+
+
+def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
+    match = get_object_or_404(Match.objects.select_related("validates__bot"), pk=match_id)
+    seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
+    mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
+    for seat in seats:
+        seat.private = seat.seat in mine
+    ctx = {
+        "match": match,
+        "game": game_or_404(match.game),
+        "seats": seats,
+        "viewer_is_owner_of_seats": mine,
+        "faults": [s for s in seats if s.fault],
+    }
+    return render(request, "ladder/match.html", ctx)
+
+
+@require_GET
+def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
+    """The replay file. Debug notes of seats the viewer does not own are removed."""
+    match = get_object_or_404(Match, pk=match_id)
+    if not match.replay:
+        raise Http404("This match has no replay (it has not finished).")
+    try:
+        with match.replay.open("rb") as handle:
+            data = handle.read()
+        replay = replay_from_bytes(data)
+    except (OSError, ReplayError) as exc:
+        raise Http404(f"The replay of match {match.pk} cannot be read: {exc}") from None
+    seats = match.seats.select_related("version__bot").only("seat", "version__bot__owner_id")
+    allowed = {s.seat for s in seats if can_see_private(request.user, s.version.bot)}
+    hidden = [s for s in replay["steps"] if s.get("note") and s.get("seat") not in allowed]
+    if hidden:
+        for step in hidden:
+            del step["note"]
+        data = replay_to_bytes(replay)
+    response = HttpResponse(data, content_type="application/gzip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{match.game}-match-{match.pk}.replay.json.gz"'
+    )
+    return response
+
+
+def queue(request: HttpRequest) -> HttpResponse:
+    plan = queue_plan()
+    now = timezone.now()
+    hour_ago = now - timedelta(hours=1)
+    finished = Match.objects.filter(finished_at__gte=now - timedelta(hours=24)).aggregate(
+        last_hour=Count("pk", filter=Q(finished_at__gte=hour_ago, status=Match.Status.FINISHED)),
+        last_day=Count("pk", filter=Q(status=Match.Status.FINISHED)),
+        errored=Count("pk", filter=Q(status=Match.Status.ERRORED)),
+    )
+    per_hour = finished["last_hour"]
+    bots_page = Paginator(
+        Bot.objects.filter(enabled=True, paused_reason="", active_version__isnull=False)
+        .select_related("owner")
+        .only("name", "game", "owner__username", "last_played_at")
+        .order_by("-last_played_at", "pk"),
+        50,
+    ).get_page(request.GET.get("page"))
+    bots = list(bots_page.object_list)
+    for bot in bots:
+        bot.queue_position = plan.position.get(bot.pk)
+        if bot.queue_position and per_hour:
+            bot.expected_in = timedelta(hours=bot.queue_position / per_hour)
+    ctx = {
+        "queued": [m for m in plan.matches],
+        "queued_count": Match.objects.filter(status=Match.Status.QUEUED).count(),
+        "running": running_matches(limit=50),
+        "workers": list(WorkerHeartbeat.objects.order_by("hostname")),
+        "stale_seconds": settings.WORKER_STALE_SECONDS,
+        "finished": finished,
+        "bots": bots,
+        "bots_page": bots_page,
+    }
+    return render(request, "ladder/queue.html", ctx)

@@ -1,0 +1,65 @@
+"""Forms of the pages: upload, sign-up, API tokens."""
+
+from __future__ import annotations
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+
+from arena import all_games
+from ladder.models import Bot
+
+
+def game_choices() -> list[tuple[str, str]]:
+    return [(g.id, g.name) for g in all_games()]
+
+
+class UploadForm(forms.Form):
+    """A new version of one of the user's bots, or a new bot with its first version."""
+
+    bot = forms.ModelChoiceField(
+        queryset=Bot.objects.none(), required=False, empty_label="— a new bot —"
+    )
+    game = forms.ChoiceField(choices=(), required=False)
+    name = forms.SlugField(
+        max_length=40,
+        required=False,
+        help_text="Letters, digits, - and _; unique within the game.",
+    )
+    file = forms.FileField(help_text="A single .py file, or a .zip with main.py at its root.")
+
+    def __init__(self, user, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["bot"].queryset = Bot.objects.filter(owner=user).order_by("game", "name")
+        self.fields["game"].choices = [("", "— choose —"), *game_choices()]
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        limit = settings.BOT_UPLOAD_MAX_BYTES
+        if upload.size > limit:
+            raise forms.ValidationError(
+                f"the file is {upload.size:,} bytes; the limit is {limit:,} bytes"
+            )
+        return upload
+
+    def clean(self):
+        data = super().clean()
+        if data.get("bot") is None:
+            if not data.get("game"):
+                self.add_error("game", "choose the game of the new bot")
+            if not data.get("name"):
+                self.add_error("name", "name the new bot (or choose one of your bots)")
+        return data
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=False, help_text="Optional; only for password resets.")
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=60, help_text="What the token is for, e.g. “laptop CLI” or “CI upload”."
+    )

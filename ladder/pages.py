@@ -1,0 +1,258 @@
+"""The numbers behind the pages: leaderboard rows, trends, head-to-head, queue
+positions. Each function costs a fixed number of queries, whatever the size
+of the ladder (docs/web.md has the measurements).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Case, F, FloatField, QuerySet, Value, When, Window
+from django.db.models.functions import Cast, RowNumber
+
+from ladder.models import Bot, Match, MatchSeat, RatingHistory
+
+#: the trend column: rating change over a bot's last N rated matches
+TREND_MATCHES = 10
+#: head-to-head counts cover a bot's most recent matches only, so a bot page
+#: costs the same for a bot with a hundred matches and one with a million
+H2H_MATCHES = 1000
+#: the rating chart shows a bot's most recent rated matches
+CHART_MATCHES = 500
+RECENT_MATCHES = 20
+
+
+def can_see_private(user, bot: Bot) -> bool:
+    """The bot's owner and staff see its source, stderr and fault details."""
+    return bool(user.is_authenticated and (user.pk == bot.owner_id or user.is_staff))
+
+
+# -- leaderboard -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SortKey:
+    label: str
+    #: order_by() arguments for the natural direction (best first)
+    natural: tuple
+    reverse: tuple
+
+
+def _desc(name: str) -> F:
+    return F(name).desc(nulls_last=True)
+
+
+def _asc(name: str) -> F:
+    return F(name).asc(nulls_last=True)
+
+
+SORTS: dict[str, SortKey] = {
+    "rank": SortKey(
+        "rank", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk")
+    ),
+    "bot": SortKey("bot", ("name",), ("-name",)),
+    "owner": SortKey("owner", ("owner__username", "name"), ("-owner__username", "-name")),
+    "rating": SortKey("rating", (_desc("rating__fitted"), "pk"), (_asc("rating__fitted"), "-pk")),
+    "elo": SortKey("Elo", (_desc("rating__elo"), "pk"), (_asc("rating__elo"), "-pk")),
+    "games": SortKey(
+        "games", (_desc("rating__elo_games"), "pk"), (_asc("rating__elo_games"), "-pk")
+    ),
+    "winrate": SortKey("win rate", (_desc("win_rate"), "pk"), (_asc("win_rate"), "-pk")),
+    "played": SortKey(
+        "last played", (_desc("last_played_at"), "pk"), (_asc("last_played_at"), "-pk")
+    ),
+}
+DEFAULT_SORT = "rank"
+
+
+def parse_sort(raw: str | None) -> tuple[str, bool, str]:
+    """(key, reversed, problem) for a ?sort= value such as "games" or "-games"."""
+    raw = (raw or DEFAULT_SORT).strip()
+    reverse = raw.startswith("-")
+    key = raw.lstrip("-")
+    if key not in SORTS:
+        known = ", ".join(SORTS)
+        return DEFAULT_SORT, False, f"unknown sort {raw!r} (known: {known}); sorted by rank"
+    return key, reverse, ""
+
+
+def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
+    spec = SORTS[key]
+    win_rate = Case(
+        When(rating__elo_games=0, then=Value(None)),
+        default=Cast("rating__wins", FloatField()) / Cast("rating__elo_games", FloatField()),
+        output_field=FloatField(),
+    )
+    return (
+        Bot.objects.filter(game=game, rating__isnull=False)
+        .select_related("owner", "rating")
+        .only(
+            "name",
+            "game",
+            "owner__username",
+            "enabled",
+            "paused_reason",
+            "is_builtin",
+            "last_played_at",
+            "active_version_id",
+            "rating__elo",
+            "rating__elo_games",
+            "rating__wins",
+            "rating__fitted",
+            "rating__fitted_low",
+            "rating__fitted_high",
+            "rating__provisional",
+            "rating__fitted_rank",
+        )
+        .annotate(win_rate=win_rate)
+        .order_by(*(spec.reverse if reverse else spec.natural))
+    )
+
+
+def trends(bot_ids: list[int], last: int = TREND_MATCHES) -> dict[int, float]:
+    """Elo change over each bot's last `last` rated matches (one query)."""
+    if not bot_ids:
+        return {}
+    rows = (
+        RatingHistory.objects.filter(bot_id__in=bot_ids)
+        .annotate(n=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("seq").desc()))
+        .filter(n__lte=last)
+        .values_list("bot_id", "seq", "elo_before", "elo_after")
+    )
+    first: dict[int, tuple[int, float]] = {}
+    newest: dict[int, tuple[int, float]] = {}
+    for bot_id, seq, before, after in rows:
+        if bot_id not in first or seq < first[bot_id][0]:
+            first[bot_id] = (seq, before)
+        if bot_id not in newest or seq > newest[bot_id][0]:
+            newest[bot_id] = (seq, after)
+    return {b: newest[b][1] - first[b][1] for b in first}
+
+
+# -- bot page ----------------------------------------------------------------------
+
+
+def recent_seats(bot: Bot, limit: int = RECENT_MATCHES) -> list[MatchSeat]:
+    """The bot's latest matches (newest first) with every seat of each, 2 queries."""
+    own = list(
+        MatchSeat.objects.filter(version__bot=bot)
+        .exclude(match__kind=Match.Kind.VALIDATION)
+        .select_related("match", "version")
+        .order_by("-match_id")[:limit]
+    )
+    others: dict[int, list[MatchSeat]] = defaultdict(list)
+    for seat in (
+        MatchSeat.objects.filter(match_id__in=[s.match_id for s in own])
+        .select_related("version__bot")
+        .only("match_id", "seat", "rank", "fault", "version__number", "version__bot__name")
+        .order_by("match_id", "seat")
+    ):
+        others[seat.match_id].append(seat)
+    for seat in own:
+        seat.table = others[seat.match_id]
+    return own
+
+
+@dataclass
+class HeadToHead:
+    bot_id: int
+    name: str = ""
+    wins: int = 0  # this bot ranked ahead of the opponent
+    losses: int = 0
+    draws: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / self.games if self.games else 0.0
+
+
+def head_to_head(bot: Bot, last: int = H2H_MATCHES) -> list[HeadToHead]:
+    """Pairwise results against every opponent over the bot's last rated matches."""
+    recent = (
+        MatchSeat.objects.filter(version__bot=bot, match__rating_seq__isnull=False)
+        .order_by("-match_id")
+        .values("match_id")[:last]
+    )
+    rows = (
+        MatchSeat.objects.filter(match_id__in=recent)
+        .values_list("match_id", "version__bot_id", "version__bot__name", "rank")
+        .order_by()
+    )
+    tables: dict[int, list[tuple[int, str, int | None]]] = defaultdict(list)
+    for match_id, bot_id, name, rank in rows:
+        tables[match_id].append((bot_id, name, rank))
+    result: dict[int, HeadToHead] = {}
+    for table in tables.values():
+        mine = [rank for b, _, rank in table if b == bot.pk]
+        if not mine or mine[0] is None:
+            continue
+        for other, name, rank in table:
+            if other == bot.pk or rank is None:
+                continue
+            row = result.setdefault(other, HeadToHead(other, name))
+            if mine[0] < rank:
+                row.wins += 1
+            elif mine[0] > rank:
+                row.losses += 1
+            else:
+                row.draws += 1
+    return sorted(result.values(), key=lambda r: (-r.games, r.name))
+
+
+def chart_history(bot: Bot, last: int = CHART_MATCHES) -> list[RatingHistory]:
+    rows = list(
+        RatingHistory.objects.filter(bot=bot)
+        .select_related("version")
+        .only(
+            "seq",
+            "elo_after",
+            "fitted",
+            "fitted_low",
+            "fitted_high",
+            "created_at",
+            "version__number",
+        )
+        .order_by("-seq")[:last]
+    )
+    rows.reverse()
+    return rows
+
+
+# -- queue -------------------------------------------------------------------------
+
+
+@dataclass
+class QueuePlan:
+    """Where each bot stands in the queue: the position of its first queued match."""
+
+    matches: list[Match] = field(default_factory=list)
+    position: dict[int, int] = field(default_factory=dict)
+
+
+def queue_plan(limit: int = 2000) -> QueuePlan:
+    """Queued matches in the order workers take them (oldest first), 2 queries."""
+    matches = list(
+        Match.objects.filter(status=Match.Status.QUEUED).order_by("created_at", "pk")[:limit]
+    )
+    index = {m.pk: i + 1 for i, m in enumerate(matches)}
+    seats: dict[int, list[MatchSeat]] = defaultdict(list)
+    plan = QueuePlan(matches)
+    for seat in (
+        MatchSeat.objects.filter(match_id__in=list(index))
+        .select_related("version__bot")
+        .only("match_id", "seat", "version__number", "version__bot__name")
+        .order_by("match_id", "seat")
+    ):
+        seats[seat.match_id].append(seat)
+        pos = index[seat.match_id]
+        bot_id = seat.version.bot_id
+        if bot_id not in plan.position or pos < plan.position[bot_id]:
+            plan.position[bot_id] = pos
+    for m in matches:
+        m.table = seats[m.pk]
+    return plan

@@ -1,0 +1,69 @@
+"""Small formatting helpers for the ladder's templates."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django import template
+
+from arena import all_games
+
+register = template.Library()
+
+
+@register.simple_tag
+def nav_games():
+    return all_games()
+
+
+@register.filter
+def elo(value) -> str:
+    """A rating as a whole number, or a dash when there is none."""
+    return "—" if value is None else f"{value:.0f}"
+
+
+@register.filter
+def signed(value, digits: int = 0) -> str:
+    """+12 / −5 (a true minus sign), a dash for None."""
+    if value is None:
+        return "—"
+    text = f"{abs(value):.{int(digits)}f}"
+    if float(text) == 0:
+        return "±0"
+    return ("+" if value > 0 else "−") + text
+
+
+@register.filter
+def percent(value) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
+@register.filter
+def half_width(rating) -> str:
+    """± half of the 95 % interval of a Rating (or a history row)."""
+    if rating is None or rating.fitted_low is None or rating.fitted_high is None:
+        return ""
+    return f"±{(rating.fitted_high - rating.fitted_low) / 2:.0f}"
+
+
+@register.simple_tag(takes_context=True)
+def query(context, **changes) -> str:
+    """The current query string with some parameters replaced (None removes one)."""
+    params = context["request"].GET.copy()
+    for key, value in changes.items():
+        if value is None:
+            params.pop(key, None)
+        else:
+            params[key] = value
+    return "?" + urlencode(sorted(params.items())) if params else "?"
+
+
+@register.filter
+def duration(value) -> str:
+    """A timedelta in the largest sensible unit: "40 s", "12 min", "3 h"."""
+    seconds = value.total_seconds()
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

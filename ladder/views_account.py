@@ -1,0 +1,73 @@
+"""Accounts: sign-up, the account page, API tokens. Log-in, log-out and the
+password change are Django's own views with our templates (ladder/urls.py)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from ladder.forms import SignupForm, TokenForm
+from ladder.models import Bot
+from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("account")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
+        return redirect("upload")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    bots = (
+        Bot.objects.filter(owner=request.user)
+        .select_related("rating", "active_version")
+        .order_by("game", "name")
+    )
+    return render(request, "ladder/account.html", {"bots": list(bots)})
+
+
+@login_required
+def tokens(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    created = raw = None
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                created, raw = create_token(request.user, form.cleaned_data["name"])
+            except TokenError as exc:
+                form.add_error("name", str(exc))
+            else:
+                form = TokenForm()
+        if raw is None:
+            status = 400
+    ctx = {
+        "form": form,
+        "created": created,
+        "raw": raw,  # shown on this response only; never stored
+        "tokens": list(list_tokens(request.user, include_revoked=True)[:100]),
+    }
+    response = render(request, "ladder/tokens.html", ctx, status=status)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    if revoke_token(request.user, token_id):
+        messages.success(request, "Token revoked; programs using it can no longer sign in.")
+    else:
+        messages.error(request, "No such active token of yours (already revoked?).")
+    return redirect("tokens")

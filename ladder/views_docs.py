@@ -1,0 +1,134 @@
+"""Documentation pages. The reference pages render the repository's own
+Markdown (docs/*.md), so the site says what the sources say; the starter kit
+is zipped from bots/starter/ and the SDK (arena/sdk.py) on request.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import markdown
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.safestring import mark_safe
+
+from arena import all_games
+from ladder.views import game_or_404
+
+DOCS = Path(settings.BASE_DIR) / "docs"
+STARTER = Path(settings.BASE_DIR) / "bots" / "starter"
+SDK = Path(settings.BASE_DIR) / "arena" / "sdk.py"
+
+#: slug → (file under docs/, title)
+PAGES = {
+    "protocol": ("protocol.md", "Bot protocol"),
+    "bots": ("bots.md", "Writing a bot"),
+    "replays": ("replays.md", "Replay format"),
+    "ratings": ("ratings.md", "Ratings"),
+}
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    toc: str
+    mtime: float
+
+
+_cache: dict[Path, Rendered] = {}
+
+
+def render_markdown(path: Path) -> Rendered:
+    """The file as HTML with a table of contents; re-rendered when the file changes."""
+    try:
+        mtime = path.stat().st_mtime
+    except FileNotFoundError:
+        raise Http404(f"{path.name} is missing from this installation's docs/.") from None
+    cached = _cache.get(path)
+    if cached is not None and cached.mtime == mtime:
+        return cached
+    md = markdown.Markdown(
+        extensions=["fenced_code", "tables", "toc", "sane_lists"],
+        extension_configs={"toc": {"toc_depth": "2-3"}},
+    )
+    # The docs are the repository's own files (trusted), not user input.
+    html = md.convert(path.read_text(encoding="utf-8"))
+    rendered = Rendered(html, md.toc, mtime)
+    _cache[path] = rendered
+    return rendered
+
+
+def _markdown_page(request: HttpRequest, path: Path, title: str, source: str) -> HttpResponse:
+    doc = render_markdown(path)
+    ctx = {
+        "title": title,
+        "body": mark_safe(doc.html),
+        "toc": mark_safe(doc.toc),
+        "source": source,
+    }
+    return render(request, "docs/markdown.html", ctx)
+
+
+def index(request: HttpRequest) -> HttpResponse:
+    return render(request, "docs/index.html", {"games": all_games(), "pages": PAGES})
+
+
+def doc_page(request: HttpRequest, page: str) -> HttpResponse:
+    if page not in PAGES:
+        raise Http404(f"There is no documentation page “{page}”.")
+    filename, title = PAGES[page]
+    return _markdown_page(request, DOCS / filename, title, f"docs/{filename}")
+
+
+def game_reference(request: HttpRequest, game: str) -> HttpResponse:
+    definition = game_or_404(game)
+    return _markdown_page(
+        request,
+        DOCS / "games" / f"{definition.id}.md",
+        f"{definition.name} reference",
+        f"docs/games/{definition.id}.md",
+    )
+
+
+def getting_started(request: HttpRequest) -> HttpResponse:
+    return render(request, "docs/getting_started.html", {"games": all_games()})
+
+
+def faq(request: HttpRequest) -> HttpResponse:
+    limits = {
+        "move_s": settings.MOVE_MS / 1000,
+        "bank_s": settings.BANK_MS / 1000,
+        "startup_s": settings.STARTUP_MS / 1000,
+        "memory_mib": settings.BOT_MEMORY_MIB,
+        "upload_kib": settings.BOT_UPLOAD_MAX_BYTES // 1024,
+        "max_bots": settings.MAX_BOTS_PER_USER,
+        "uploads_per_hour": settings.MAX_UPLOADS_PER_HOUR,
+        "validation_matches": settings.VALIDATION_MATCHES,
+        "faults_before_pause": settings.FAULTS_BEFORE_PAUSE,
+    }
+    return render(request, "docs/faq.html", {"limits": limits, "games": all_games()})
+
+
+def starter_zip_bytes(game_id: str) -> bytes:
+    """main.py and README.md of the starter (as `arena new-bot` writes them) plus the SDK."""
+    buffer = io.BytesIO()
+    folder = f"{game_id}-bot"
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in ("main.py", "README.md"):
+            text = (STARTER / f"{name}.in").read_text(encoding="utf-8").format(game=game_id)
+            archive.writestr(f"{folder}/{name}", text)
+        # Not needed on the ladder (every sandbox has it) but lets the bot run
+        # with plain `python3 main.py` before the author installs Gem Arena.
+        archive.writestr(f"{folder}/gemarena_sdk.py", SDK.read_bytes())
+    return buffer.getvalue()
+
+
+def starter_kit(request: HttpRequest, game: str) -> HttpResponse:
+    definition = game_or_404(game)
+    response = HttpResponse(starter_zip_bytes(definition.id), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{definition.id}-starter.zip"'
+    return response

@@ -1,0 +1,82 @@
+"""Uploading a bot and following its validation."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+
+from ladder.bots import add_version, create_bot
+from ladder.forms import UploadForm
+from ladder.models import BotVersion, Match
+from ladder.pages import can_see_private
+from ladder.uploads import UploadError
+
+
+@login_required
+def upload(request: HttpRequest) -> HttpResponse:
+    form = UploadForm(request.user, request.POST or None, request.FILES or None)
+    if request.method == "GET" and request.GET.get("bot"):
+        form.initial["bot"] = request.GET["bot"]
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        upload = data["file"]
+        try:
+            # One transaction: a refused first upload does not leave an empty new bot behind.
+            with transaction.atomic():
+                bot = data["bot"] or create_bot(request.user, data["game"], data["name"])
+                version = add_version(bot, upload.name, upload.read())
+        except (UploadError, ValueError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"{bot.name} v{version.number} uploaded; validating now.")
+            return redirect("version", bot_id=bot.pk, number=version.number)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "ladder/upload.html", {"form": form}, status=status)
+
+
+def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:
+    version = get_object_or_404(
+        BotVersion.objects.select_related("bot__owner"), bot_id=bot_id, number=number
+    )
+    if not can_see_private(request.user, version.bot):
+        raise Http404("No such version.")
+    return version
+
+
+def version_state(version: BotVersion) -> dict:
+    matches = version.validation_matches.values_list("status", flat=True)
+    counts = {s: 0 for s in Match.Status.values}
+    for s in matches:
+        counts[s] += 1
+    return {
+        "bot": version.bot.name,
+        "version": version.number,
+        "status": version.status,
+        "status_label": version.get_status_display(),
+        "done": version.status != BotVersion.Status.PENDING,
+        "reject_reason": version.reject_reason,
+        "stderr_tail": version.stderr_tail,
+        "validation_matches": counts,
+        "bot_url": reverse("bot", args=[version.bot_id]),
+    }
+
+
+@login_required
+def version_detail(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
+    version = _own_version(request, bot_id, number)
+    ctx = {
+        "version": version,
+        "state": version_state(version),
+        "matches": list(version.validation_matches.order_by("pk")),
+    }
+    return render(request, "ladder/version.html", ctx)
+
+
+@login_required
+def version_status(request: HttpRequest, bot_id: int, number: int) -> JsonResponse:
+    version = _own_version(request, bot_id, number)
+    return JsonResponse(version_state(version))

@@ -1,0 +1,106 @@
+"""The web pages' cast: alice (a bot author), bob (another author), carol
+(staff), anonymous visitors; bots with versions and finished matches built
+directly in the database (no worker needed)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+
+from arena import replay_to_bytes
+from ladder.bots import add_version, create_bot
+from ladder.matches import create_match
+from ladder.models import Bot, Match, MatchSeat
+from ladder.results import apply_ratings
+from tests.ladder.conftest import RANDOM_BOT, alice, bob, media_dir  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def carol(django_user_model):
+    return django_user_model.objects.create_user(
+        "carol", "carol@example.org", "carol-pass-123", is_staff=True
+    )
+
+
+def make_bot(owner, name: str, game: str = "splendor-duel") -> Bot:
+    """A bot with one accepted version (no validation matches)."""
+    bot = create_bot(owner, game, name)
+    add_version(bot, "main.py", RANDOM_BOT + f"# {name}\n".encode(), validate=False)
+    bot.refresh_from_db()
+    return bot
+
+
+def fake_replay(match: Match, notes: dict[int, str] | None = None) -> bytes:
+    notes = notes or {}
+    steps = [
+        {"seat": seat, "action": f"pass{seat}", "think_ms": 1.0, "note": note}
+        for seat, note in sorted(notes.items())
+    ]
+    return replay_to_bytes(
+        {
+            "format": "gemarena-replay",
+            "version": 1,
+            "game": match.game,
+            "rules_version": match.rules_version,
+            "seed": match.seed,
+            "options": match.options,
+            "seats": [f"seat{i}" for i in range(match.seat_count)],
+            "time": {},
+            "steps": steps,
+            "engine_outcome": None,
+            "outcome": {"ranks": [], "scores": [], "reason": "test"},
+            "faults": [None] * match.seat_count,
+        }
+    )
+
+
+def play(
+    bots: list[Bot],
+    ranks: list[int],
+    *,
+    faults: dict[int, str] | None = None,
+    stderr: dict[int, str] | None = None,
+    notes: dict[int, str] | None = None,
+) -> Match:
+    """A finished, rated ladder match with the given ranks, recorded like a worker would."""
+    faults, stderr = faults or {}, stderr or {}
+    match = create_match(bots[0].game, [b.active_version for b in bots])
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    with transaction.atomic():
+        for s, rank in zip(seats, ranks, strict=True):
+            s.rank, s.score = rank, float(len(ranks) - rank)
+            s.fault = faults.get(s.seat, "")
+            s.fault_detail = f"{s.fault} at step 3" if s.fault else ""
+            s.stderr_tail = stderr.get(s.seat, "")
+            s.think_ms = 10
+        match.status = Match.Status.FINISHED
+        match.started_at = match.finished_at = timezone.now()
+        match.reason = "the game ended"
+        match.replay.save(
+            f"match-{match.pk}.json.gz", ContentFile(fake_replay(match, notes)), save=False
+        )
+        apply_ratings(match, seats)
+        MatchSeat.objects.bulk_update(
+            seats,
+            [
+                "rank",
+                "score",
+                "fault",
+                "fault_detail",
+                "stderr_tail",
+                "think_ms",
+                "elo_before",
+                "elo_change",
+            ],
+        )
+        match.save()
+        Bot.objects.filter(pk__in=[b.pk for b in bots]).update(last_played_at=match.finished_at)
+    return match
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    # The real hasher costs ~0.5 s per user on a busy machine; the pages do not care.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

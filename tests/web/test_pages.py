@@ -1,0 +1,203 @@
+"""Public pages: home, leaderboard (sorting, paging), bot, match, replay, queue."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from arena import replay_from_bytes
+from ladder.models import Bot, Match, Rating, WorkerHeartbeat
+from tests.web.conftest import make_bot, play
+
+pytestmark = pytest.mark.django_db
+
+
+def names_in_order(html: str) -> list[str]:
+    return re.findall(r'<a href="/bots/\d+/">([^<]+)</a>', html)
+
+
+@pytest.fixture
+def ladder(alice, bob):
+    """alice-a beats bob-b twice, then bob-b wins once with alice-a crashing."""
+    a, b = make_bot(alice, "alice-a"), make_bot(bob, "bob-b")
+    play([a, b], [1, 2], notes={0: "alice secret plan", 1: "bob secret plan"})
+    play([b, a], [2, 1])
+    last = play([a, b], [2, 1], faults={0: "crash"}, stderr={0: "Traceback: alice oops"})
+    Rating.objects.filter(bot=a).update(
+        fitted=1560, fitted_low=1500, fitted_high=1620, fitted_rank=1
+    )
+    Rating.objects.filter(bot=b).update(
+        fitted=1440, fitted_low=1380, fitted_high=1500, fitted_rank=2
+    )
+    return a, b, last
+
+
+def test_home_shows_games_top_bots_running_and_queue(client: Client, ladder) -> None:
+    a, b, _ = ladder
+    running = Match.objects.create(
+        game="splendor-duel", seat_count=2, seed=1, rules_version="x", status=Match.Status.RUNNING
+    )
+    running.seats.create(seat=0, version=a.active_version)
+    Match.objects.create(game="splendor-duel", seat_count=2, seed=2, rules_version="x")
+    text = client.get("/").content.decode()
+    assert "Splendor Duel" in text and "Edel, Stein" in text
+    assert "alice-a" in text and "bob-b" in text
+    assert f'href="/matches/{running.pk}/"' in text
+    assert "1 queued" in text
+
+
+def test_leaderboard_columns_and_house_values_note(client: Client, ladder) -> None:
+    text = client.get("/games/splendor-duel/").content.decode()
+    assert names_in_order(text)[:2] == ["alice-a", "bob-b"]
+    assert "±60" in text  # half of the 95 % interval
+    assert "67%" in text  # alice won 2 of 3
+    assert "never" not in text  # both played
+    from arena import get_game
+
+    notice = get_game("edel-stein-reich").notice
+    assert notice
+    esr = client.get("/games/edel-stein-reich/").content.decode()
+    assert notice[:40] in esr.replace("&#x27;", "'")
+
+
+def test_leaderboard_sorts_server_side(client: Client, ladder) -> None:
+    by_rank = names_in_order(client.get("/games/splendor-duel/?sort=rank").content.decode())
+    assert by_rank[:2] == ["alice-a", "bob-b"]
+    reversed_ = names_in_order(client.get("/games/splendor-duel/?sort=-rank").content.decode())
+    assert reversed_[:2] == ["bob-b", "alice-a"]
+    by_name = names_in_order(client.get("/games/splendor-duel/?sort=-bot").content.decode())
+    assert by_name[:2] == ["bob-b", "alice-a"]
+    winrate = names_in_order(client.get("/games/splendor-duel/?sort=winrate").content.decode())
+    assert winrate[:2] == ["alice-a", "bob-b"]
+    bad = client.get("/games/splendor-duel/?sort=colour")
+    assert bad.status_code == 200
+    assert "unknown sort" in bad.content.decode()
+
+
+def test_leaderboard_pages(client: Client, alice, monkeypatch) -> None:
+    monkeypatch.setattr("ladder.views.LEADERBOARD_PAGE_SIZE", 3)
+    bots = Bot.objects.bulk_create(
+        Bot(owner=alice, game="splendor-duel", name=f"bot-{i:02d}") for i in range(7)
+    )
+    Rating.objects.bulk_create(
+        Rating(bot=b, fitted=2000 - i, fitted_low=1900 - i, fitted_high=2100 - i, fitted_rank=i + 1)
+        for i, b in enumerate(bots)
+    )
+    page1 = names_in_order(client.get("/games/splendor-duel/").content.decode())
+    page3 = client.get("/games/splendor-duel/?page=3").content.decode()
+    assert page1 == ["bot-00", "bot-01", "bot-02"]
+    assert names_in_order(page3) == ["bot-06"]
+    assert "page 3 of 3" in page3
+    # the sort survives paging
+    sorted_page2 = client.get("/games/splendor-duel/?sort=-rank&page=2").content.decode()
+    assert names_in_order(sorted_page2) == ["bot-03", "bot-02", "bot-01"]
+    assert "sort=-rank" in sorted_page2 and "page=3" in sorted_page2
+
+
+def test_unknown_game_is_404(client: Client) -> None:
+    response = client.get("/games/chess/")
+    assert response.status_code == 404
+
+
+def test_bot_page_public_parts(client: Client, ladder) -> None:
+    a, b, _ = ladder
+    text = client.get(f"/bots/{a.pk}/").content.decode()
+    assert "alice" in text and "<svg" in text and 'class="elo"' in text
+    assert "v1" in text
+    # head to head: 2 wins, 1 loss against bob-b
+    h2h = text.split("Head to head")[1]
+    row = re.search(r"bob-b</a></td>(.*?)</tr>", h2h, re.S).group(1)
+    assert re.findall(r'<td class="num">([^<]+)</td>', row)[:4] == ["3", "2", "1", "0"]
+    # private parts stay hidden
+    assert "Traceback: alice oops" not in text
+    assert f"/bots/{a.pk}/versions/1/source" not in text
+    assert "Faults" not in text
+
+
+@pytest.mark.parametrize("who", ["owner", "staff"])
+def test_bot_page_private_parts(client: Client, ladder, alice, carol, who) -> None:
+    a, _, _ = ladder
+    client.force_login(alice if who == "owner" else carol)
+    text = client.get(f"/bots/{a.pk}/").content.decode()
+    assert "Traceback: alice oops" in text
+    assert f"/bots/{a.pk}/versions/1/source" in text
+    assert "Faults" in text
+
+
+def test_source_download_owner_only(client: Client, ladder, alice, bob, carol) -> None:
+    a, _, _ = ladder
+    url = f"/bots/{a.pk}/versions/1/source"
+    assert client.get(url).status_code == 404
+    client.force_login(bob)
+    assert client.get(url).status_code == 404
+    for user in (alice, carol):
+        client.force_login(user)
+        response = client.get(url)
+        assert response.status_code == 200
+        assert b"# alice-a" in b"".join(response.streaming_content)
+
+
+def test_match_page_and_stderr_privacy(client: Client, ladder, alice) -> None:
+    a, b, last = ladder
+    text = client.get(f"/matches/{last.pk}/").content.decode()
+    assert "alice-a" in text and "bob-b" in text
+    assert "crash" in text and "crash at step 3" in text  # the fault, for everyone
+    assert 'id="replay"' in text or "replay" in text  # the viewer's slot
+    assert "Traceback: alice oops" not in text
+    assert 'data-notes-seats=""' in text or "viewer_is_owner_of_seats" not in text
+    client.force_login(alice)
+    text = client.get(f"/matches/{last.pk}/").content.decode()
+    assert "Traceback: alice oops" in text
+    assert response_context_seats(client, last.pk) == [0]
+
+
+def response_context_seats(client: Client, match_id: int) -> list[int]:
+    return client.get(f"/matches/{match_id}/").context["viewer_is_owner_of_seats"]
+
+
+def test_rating_changes_on_match_page(client: Client, ladder) -> None:
+    first = Match.objects.order_by("pk").first()
+    text = client.get(f"/matches/{first.pk}/").content.decode()
+    seat0 = first.seats.get(seat=0)
+    assert seat0.elo_change > 0
+    assert f"+{seat0.elo_change:.1f}" in text
+
+
+def test_replay_download_keeps_only_own_notes(client: Client, ladder, alice, carol) -> None:
+    first = Match.objects.order_by("pk").first()
+    url = f"/matches/{first.pk}/replay.json.gz"
+
+    def notes() -> set[str]:
+        response = client.get(url)
+        assert response.status_code == 200
+        return {s["note"] for s in replay_from_bytes(response.content)["steps"] if "note" in s}
+
+    assert notes() == set()
+    client.force_login(alice)
+    assert notes() == {"alice secret plan"}
+    client.force_login(carol)
+    assert notes() == {"alice secret plan", "bob secret plan"}
+
+
+def test_replay_of_unfinished_match_is_404(client: Client, ladder) -> None:
+    a, b, _ = ladder
+    queued = Match.objects.create(game="splendor-duel", seat_count=2, seed=1, rules_version="x")
+    assert client.get(f"/matches/{queued.pk}/replay.json.gz").status_code == 404
+    assert client.get(f"/matches/{queued.pk}/").status_code == 200
+    assert client.get("/matches/999999/").status_code == 404
+
+
+def test_queue_page(client: Client, ladder) -> None:
+    a, b, _ = ladder
+    from ladder.matches import create_match
+
+    first = create_match("splendor-duel", [a.active_version, b.active_version])
+    WorkerHeartbeat.beat("worker-1@test", "process")
+    WorkerHeartbeat.objects.update(self_test_ok=True)
+    text = client.get("/queue/").content.decode()
+    assert "worker-1@test" in text and "passed" in text
+    assert f'href="/matches/{first.pk}/"' in text
+    assert "#1 in the queue" in text
+    assert "≈" in text  # 3 matches finished in the last hour give an estimate
