@@ -2,7 +2,8 @@
 
 Plays full Splendor Duel matches between two random bots on each sandbox
 backend that works here and prints, as medians over the matches:
-- the wall time of a whole match (start-up, play, teardown);
+- the wall time of a whole match (start-up, play, end: the grace bots get
+  to read the end message and exit, teardown);
 - per decision: the referee's own time (engine calls, JSON, parsing,
   bookkeeping; waiting for the bot excluded), the engine alone replaying
   the same decisions (the same engine calls: to_act, legal_actions,
@@ -57,6 +58,7 @@ def bench(backend: str, matches: int, game: str) -> dict[str, float] | str:
             {
                 "wall_ms": t["wall_ms"],
                 "startup_ms": t["startup_ms"],
+                "end_ms": t["end_ms"],
                 "teardown_ms": t["teardown_ms"],
                 "decisions": decisions,
                 "referee_ms": t["referee_ms_median"],
@@ -86,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         f = figures
         print(
             f"{backend:>8}: match {f['wall_ms']:.0f} ms (start-up {f['startup_ms']:.0f}, "
-            f"teardown {f['teardown_ms']:.0f}, {f['decisions']:.0f} decisions); per decision: "
+            f"end {f['end_ms']:.0f}, teardown {f['teardown_ms']:.0f}, "
+            f"{f['decisions']:.0f} decisions); per decision: "
             f"referee {f['referee_ms']:.3f} ms, engine alone {f['engine_ms']:.3f} ms, "
             f"overhead {f['overhead_ms']:.3f} ms, bot round trip {f['round_trip_ms']:.3f} ms"
         )

@@ -60,6 +60,9 @@ __all__ = [
 StepCallback = Callable[[dict[str, Any]], None]
 _READY = frozenset([READY])
 _END_SEND_TIMEOUT_S = 0.5
+#: after the end message, how long bots get (all together) to read it, run
+#: their on_end and exit by themselves before they are stopped
+END_GRACE_MS = 150
 
 
 def play_match(request: MatchRequest, on_step: StepCallback | None = None) -> MatchResult:
@@ -172,6 +175,7 @@ class _Match:
             t2 = time.monotonic()
             timings["play_ms"] = (t2 - t1) * 1000
             self._send_end(outcome)
+            timings["end_ms"] = (time.monotonic() - t2) * 1000
         finally:
             t3 = time.monotonic()
             self._stop_all()
@@ -276,10 +280,23 @@ class _Match:
             list(pool.map(stop, running))
 
     def _send_end(self, outcome: Outcome) -> None:
+        """Send the end message to every live seat, then wait up to
+        END_GRACE_MS in all for them to exit by themselves (the SDK returns
+        after `end`, so on_end runs and its log reaches the stderr tail).
+        Whatever a bot does then cannot change the result."""
+        told = []
         for seat in self.seats:
             if seat.live and seat.proc is not None:
                 message = end_message(seat=seat.index, outcome=outcome.to_json(), fault=None)
-                seat.proc.send_line(encode(message), timeout_s=_END_SEND_TIMEOUT_S)
+                if seat.proc.send_line(encode(message), timeout_s=_END_SEND_TIMEOUT_S):
+                    told.append(seat)
+        deadline = time.monotonic() + END_GRACE_MS / 1000
+        for seat in told:
+            try:
+                while seat.proc.read_line(deadline).status == ReadStatus.LINE:  # type: ignore[union-attr]
+                    pass  # anything said after the end is ignored
+            except SandboxError as exc:  # the match is decided: only teardown is left
+                log.info("seat %s: reading after the end failed: %s", seat.index, exc)
 
     # -- the decisions -------------------------------------------------------
 

@@ -131,6 +131,39 @@ def test_an_unreadable_main_py_is_a_system_fault_before_any_bot_starts() -> None
     assert processes_mentioning(str(BASE)) == []
 
 
+ON_END_BOT = """
+import sys, time
+from gemarena_sdk import run
+
+def on_end(match):
+    time.sleep(0.02)
+    print("on_end saw ranks", match.outcome["ranks"], file=sys.stderr, flush=True)
+    if "{hang}" == "yes":
+        time.sleep(600)
+
+run(lambda observation, legal: legal[0], on_end=on_end)
+"""
+
+
+def _on_end_bot(hang: bool) -> BotSpec:
+    target = _private_copy(0o755, 0o644)
+    (target / "main.py").write_text(ON_END_BOT.replace("{hang}", "yes" if hang else "no"))
+    return BotSpec("hangs" if hang else "polite", target)
+
+
+def test_bots_get_a_grace_to_run_on_end_and_exit() -> None:
+    bots = [_on_end_bot(hang=False), _on_end_bot(hang=True)]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=4, sandbox="process"))
+    assert result.faults == [None, None]
+    ranks = list(result.outcome.ranks)
+    for tail in result.stderr_tails:
+        assert f"on_end saw ranks {ranks}" in tail
+    # the polite bot left by itself; the one still in on_end was stopped
+    assert result.exits[0]["kind"] == "exited"
+    assert result.exits[1]["kind"] == "running_at_stop"
+    assert processes_mentioning(str(BASE)) == []
+
+
 def test_sandboxes_are_torn_down_when_the_callback_fails() -> None:
     class Stop(Exception):
         pass
