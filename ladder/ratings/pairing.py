@@ -34,6 +34,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .results import ELO_PER_NAT, Z95, BotId, expected_score
 
 
@@ -72,6 +74,7 @@ class PlannedMatch:
 
 @dataclass
 class _Entry:
+    index: int
     bot_id: BotId
     rating: float
     var: float  # Elo²
@@ -99,6 +102,7 @@ def plan_matches(
     if len(bots) < seats:
         return []
     entries = _entries(bots, config)
+    ranks = _RankUncertainty(entries) if config.seed_by == "rank" else None
     planned: list[PlannedMatch] = []
     for offset in range(groups):
         group = first_group + offset
@@ -108,9 +112,8 @@ def plan_matches(
         if group % config.fairness_every == 0:
             seed_bot = min(pool, key=lambda e: (e.wait_key, -e.var, e.games))
         else:
-            seed_bot = max(
-                pool, key=lambda e: (_uncertainty(e, pool, config), _waited(e), -e.games)
-            )
+            score = ranks.score if ranks is not None else [e.var for e in entries]
+            seed_bot = max(pool, key=lambda e: (score[e.index], _waited(e), -e.games))
         table = [seed_bot]
         random_picks = []
         while len(table) < seats:
@@ -129,6 +132,9 @@ def plan_matches(
                 PlannedMatch(tuple(e.bot_id for e in order), seed, group, tuple(random_picks))
             )
         _played(table, offset, seats)
+        if ranks is not None:
+            for e in table:
+                ranks.update(e.index, e.var)
     return planned
 
 
@@ -143,28 +149,45 @@ def _entries(bots: Sequence[PairingBot], config: PairingConfig) -> list[_Entry]:
             var = (b.half_width / Z95) ** 2
         rating = mean if b.rating is None else b.rating
         wait = (0, -math.inf) if b.last_played is None else (1, float(b.last_played))
-        entries.append(_Entry(b.bot_id, rating, var, b.games, wait))
+        entries.append(_Entry(len(entries), b.bot_id, rating, var, b.games, wait))
     return entries
 
 
-def _uncertainty(e: _Entry, pool: list[_Entry], config: PairingConfig) -> float:
-    if config.seed_by == "interval":
-        return e.var
-    return _rank_uncertainty(e, pool)
-
-
-def _rank_uncertainty(e: _Entry, pool: list[_Entry]) -> float:
-    """Expected number of bots that e is ordered wrongly against on the leaderboard:
-    Σ_j Φ(−|R_e − R_j| / √(σ_e² + σ_j²)). A wide interval in a crowded part of
+class _RankUncertainty:
+    """For every bot, the expected number of bots it is ordered wrongly against:
+    Σ_j Φ(−|R_i − R_j| / √(σ_i² + σ_j²)). A wide interval in a crowded part of
     the ladder scores high; an outlier far from everyone does not, however wide
     its interval (seeding by interval width alone gave such bots 5–10× the
-    average number of games in the simulation)."""
-    total = 0.0
-    for j in pool:
-        if j is not e:
-            z = abs(e.rating - j.rating) / math.sqrt(e.var + j.var)
-            total += 0.5 * math.erfc(z / math.sqrt(2.0))
-    return total
+    average number of games in the simulation). Kept up to date in O(bots) per
+    changed variance, so planning stays fast for 1000s of bots."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        self.rating = np.array([e.rating for e in entries])
+        self.var = np.array([e.var for e in entries])
+        self.score = np.array([self._row(i).sum() for i in range(len(entries))])
+
+    def _row(self, i: int) -> np.ndarray:
+        z = np.abs(self.rating - self.rating[i]) / np.sqrt(self.var + self.var[i])
+        terms = _normal_tail(z)
+        terms[i] = 0.0
+        return terms
+
+    def update(self, i: int, var: float) -> None:
+        old = self._row(i)
+        self.var[i] = var
+        new = self._row(i)
+        self.score += new - old
+        self.score[i] = new.sum()
+
+
+def _normal_tail(z: np.ndarray) -> np.ndarray:
+    """Φ(−z) for z ≥ 0 (Abramowitz & Stegun 7.1.26, absolute error < 1e-7)."""
+    x = z / math.sqrt(2.0)
+    t = 1.0 / (1.0 + 0.3275911 * x)
+    poly = t * (
+        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
+    return 0.5 * poly * np.exp(-x * x)
 
 
 def _waited(e: _Entry) -> tuple[float, float]:

@@ -58,15 +58,20 @@ class Checkpoint:
 def kendall_tau(xs: list[float], ys: list[float]) -> float:
     """Kendall τ-a (no ties expected between continuous ratings)."""
     n = len(xs)
-    s = 0
+    concordance = 0.0
     for i in range(n):
         for j in range(i + 1, n):
-            s += (xs[i] - xs[j] > 0) - (xs[i] - xs[j] < 0) if ys[i] > ys[j] else 0
-            s += (xs[j] - xs[i] > 0) - (xs[j] - xs[i] < 0) if ys[j] > ys[i] else 0
-    return s / (n * (n - 1) / 2)
+            concordance += _sign(xs[i] - xs[j]) * _sign(ys[i] - ys[j])
+    return concordance / (n * (n - 1) / 2)
 
 
-def play(table: tuple[int, ...], truth: list[float], advantage: float, rng: random.Random):
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def play(
+    table: tuple[int, ...], truth: list[float], advantage: float, rng: random.Random
+) -> MatchResult:
     """Ranks of one match under Plackett–Luce: sort strengths plus Gumbel noise."""
     noisy = [
         (truth[b] + (advantage if s == 0 else 0.0)) / ELO_PER_NAT
