@@ -1,0 +1,99 @@
+"""Sign-up, log-in, log-out, password change, API tokens."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from ladder.models import ApiToken
+from ladder.tokens import authenticate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_signup_logs_in_and_leads_to_upload(client: Client) -> None:
+    response = client.post(
+        "/accounts/signup/",
+        {"username": "dave", "password1": "a-long-pass-42x", "password2": "a-long-pass-42x"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/upload/"
+    assert get_user_model().objects.filter(username="dave").exists()
+    assert "dave" in client.get("/").content.decode()
+
+
+def test_signup_errors_are_shown(client: Client, alice) -> None:
+    response = client.post(
+        "/accounts/signup/", {"username": "alice", "password1": "x", "password2": "y"}
+    )
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "already exists" in text and "didn’t match" in text
+
+
+def test_login_logout(client: Client, alice) -> None:
+    assert "Log in" in client.get("/").content.decode()
+    bad = client.post("/accounts/login/", {"username": "alice", "password": "wrong"})
+    assert bad.status_code == 200 and "correct username and password" in bad.content.decode()
+    good = client.post(
+        "/accounts/login/", {"username": "alice", "password": "alice-pass-123", "next": "/queue/"}
+    )
+    assert good.status_code == 302 and good["Location"] == "/queue/"
+    assert "Log out" in client.get("/").content.decode()
+    assert client.post("/accounts/logout/").status_code == 302
+    assert "Log in" in client.get("/").content.decode()
+
+
+def test_password_change(client: Client, alice) -> None:
+    client.force_login(alice)
+    response = client.post(
+        "/accounts/password/",
+        {
+            "old_password": "alice-pass-123",
+            "new_password1": "fresh-pass-9876",
+            "new_password2": "fresh-pass-9876",
+        },
+    )
+    assert response.status_code == 302
+    alice.refresh_from_db()
+    assert alice.check_password("fresh-pass-9876")
+    wrong = client.post(
+        "/accounts/password/",
+        {"old_password": "nope", "new_password1": "x-pass-12345", "new_password2": "x-pass-12345"},
+    )
+    assert "incorrectly" in wrong.content.decode()
+
+
+def test_account_pages_need_login(client: Client) -> None:
+    for url in ("/accounts/", "/accounts/tokens/", "/accounts/password/"):
+        response = client.get(url)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_token_is_shown_once_listed_and_revoked(client: Client, alice, bob) -> None:
+    client.force_login(alice)
+    response = client.post("/accounts/tokens/", {"name": "laptop CLI"})
+    assert response.status_code == 200
+    raw = response.context["raw"]
+    assert raw and raw in response.content.decode()
+    assert authenticate(raw) == alice
+    listing = client.get("/accounts/tokens/").content.decode()
+    token = ApiToken.objects.get(user=alice)
+    assert "laptop CLI" in listing and token.prefix in listing and raw not in listing
+
+    client.force_login(bob)  # someone else cannot revoke it
+    client.post(f"/accounts/tokens/{token.pk}/revoke/")
+    assert authenticate(raw) == alice
+
+    client.force_login(alice)
+    response = client.post(f"/accounts/tokens/{token.pk}/revoke/")
+    assert response.status_code == 302
+    assert authenticate(raw) is None
+    assert "revoked" in client.get("/accounts/tokens/").content.decode()
+
+
+def test_token_needs_a_name(client: Client, alice) -> None:
+    client.force_login(alice)
+    response = client.post("/accounts/tokens/", {"name": ""})
+    assert response.status_code == 400
+    assert not ApiToken.objects.exists()

@@ -1,0 +1,80 @@
+"""Docs pages (rendered from the repository's Markdown), the starter kit, 404/403 pages."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.core.exceptions import PermissionDenied
+from django.test import Client
+
+from arena import all_games
+from ladder.views_docs import DOCS
+
+pytestmark = pytest.mark.django_db
+
+
+def test_doc_pages_render_the_repository_markdown(client: Client) -> None:
+    protocol = client.get("/docs/protocol/").content.decode()
+    first_heading = (DOCS / "protocol.md").read_text().splitlines()[0].lstrip("# ")
+    assert first_heading.split()[0] in protocol
+    assert "<table>" in protocol or "<pre>" in protocol
+    for game in all_games():
+        text = client.get(f"/docs/games/{game.id}/").content.decode()
+        assert "grammar" in text.lower() and "observation" in text.lower()
+    for url in ("/docs/", "/docs/bots/", "/docs/getting-started/", "/docs/faq/"):
+        assert client.get(url).status_code == 200
+    assert client.get("/docs/nothing-here/").status_code == 404
+
+
+def test_faq_shows_the_servers_limits(client: Client, settings) -> None:
+    settings.MOVE_MS = 1234
+    assert "1.234 s per decision" in client.get("/docs/faq/").content.decode()
+
+
+def test_starter_kit_zip(client: Client) -> None:
+    response = client.get("/docs/starter/edel-stein-reich.zip")
+    assert response.status_code == 200
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    names = set(archive.namelist())
+    assert names == {
+        "edel-stein-reich-bot/main.py",
+        "edel-stein-reich-bot/README.md",
+        "edel-stein-reich-bot/gemarena_sdk.py",
+    }
+    main = archive.read("edel-stein-reich-bot/main.py").decode()
+    compile(main, "main.py", "exec")
+    assert "arena play edel-stein-reich" in main and "{game}" not in main
+    assert client.get("/docs/starter/chess.zip").status_code == 404
+
+
+@pytest.fixture
+def production_errors(settings):
+    settings.DEBUG = False
+
+
+def test_404_page(client: Client, production_errors) -> None:
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    text = response.content.decode()
+    assert "Not found" in text and "/no/such/page/" in text and "Gem Arena" in text
+    game = client.get("/games/chess/")
+    assert "no game called" in game.content.decode()
+
+
+def test_403_page(client: Client, production_errors, settings) -> None:
+    from django.urls import path
+
+    import ladder.urls
+
+    def forbidden(request):
+        raise PermissionDenied("operators only")
+
+    settings.ROOT_URLCONF = type(
+        "urls", (), {"urlpatterns": [path("forbidden/", forbidden), *ladder.urls.urlpatterns]}
+    )
+    response = client.get("/forbidden/")
+    assert response.status_code == 403
+    text = response.content.decode()
+    assert "Not allowed" in text and "operators only" in text and "Log in" in text

@@ -1,0 +1,114 @@
+"""Upload page → version page → status JSON, with real validation matches
+(process sandbox, tasks called in-process)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from ladder import tasks
+from ladder.models import Bot, BotVersion, Match
+from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT
+from tests.web.conftest import make_bot
+
+
+@pytest.fixture
+def process_sandbox(settings):
+    settings.SANDBOX_BACKEND = "process"
+    settings.MOVE_MS = 2000
+    settings.STARTUP_MS = 15000
+
+
+def run_validation(version: BotVersion) -> None:
+    for match_id in version.validation_matches.order_by("pk").values_list("pk", flat=True):
+        tasks.run_match.run(match_id)
+
+
+def upload(client: Client, content: bytes, filename: str = "main.py", **fields):
+    data = {"file": SimpleUploadedFile(filename, content), **fields}
+    return client.post("/upload/", data)
+
+
+@pytest.mark.django_db
+def test_upload_needs_login(client: Client) -> None:
+    response = client.get("/upload/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=/upload/")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rejected_upload_shows_reason_and_stderr(client: Client, alice, process_sandbox) -> None:
+    client.force_login(alice)
+    response = upload(client, CRASH_BOT, game="splendor-duel", name="crashy")
+    assert response.status_code == 302
+    bot = Bot.objects.get(name="crashy")
+    assert response["Location"] == f"/bots/{bot.pk}/versions/1/"
+    status_url = f"/bots/{bot.pk}/versions/1/status.json"
+    state = client.get(status_url).json()
+    assert state["status"] == "pending" and state["done"] is False
+    assert state["validation_matches"]["queued"] == 2
+
+    run_validation(bot.versions.get())
+    state = client.get(status_url).json()
+    assert state["status"] == "rejected" and state["done"] is True
+    assert "crash" in state["reject_reason"]
+    assert "about to fail" in state["stderr_tail"]
+    page = client.get(response["Location"]).content.decode()
+    assert "Rejected" in page and "about to fail" in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_accepted_upload_becomes_active(client: Client, alice, process_sandbox) -> None:
+    bot = make_bot(alice, "steady")
+    client.force_login(alice)
+    response = upload(client, RANDOM_BOT + b"# v2\n", bot=bot.pk)
+    assert response.status_code == 302
+    version = bot.versions.get(number=2)
+    run_validation(version)
+    state = client.get(f"/bots/{bot.pk}/versions/2/status.json").json()
+    assert state["status"] == "ready" and state["done"] is True
+    assert state["validation_matches"]["finished"] == 2
+    bot.refresh_from_db()
+    assert bot.active_version_id == version.pk
+    assert Match.objects.filter(validates=version, status="finished").count() == 2
+
+
+@pytest.mark.django_db
+def test_refused_file_stores_nothing(client: Client, alice) -> None:
+    client.force_login(alice)
+    response = upload(client, b"def broken(:\n", game="splendor-duel", name="broken")
+    assert response.status_code == 400
+    text = response.content.decode()
+    assert "syntax error on line 1" in text and "Nothing was stored" in text
+    assert not Bot.objects.filter(name="broken").exists()  # no empty bot left behind
+    assert not BotVersion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_form_errors_are_named(client: Client, alice, bob, settings) -> None:
+    taken = make_bot(bob, "taken")
+    client.force_login(alice)
+    missing = upload(client, RANDOM_BOT)
+    assert missing.status_code == 400
+    assert "choose the game" in missing.content.decode()
+    dup = upload(client, RANDOM_BOT, game="splendor-duel", name=taken.name)
+    assert "exists already" in dup.content.decode()
+    not_mine = upload(client, RANDOM_BOT, bot=taken.pk)
+    assert not_mine.status_code == 400
+    assert taken.versions.count() == 1
+    settings.BOT_UPLOAD_MAX_BYTES = 1024
+    big = upload(client, b"#" * 2000, game="splendor-duel", name="big")
+    assert "the limit is 1,024 bytes" in big.content.decode()
+
+
+@pytest.mark.django_db
+def test_version_pages_are_private(client: Client, alice, bob, carol) -> None:
+    bot = make_bot(alice, "mine")
+    urls = [f"/bots/{bot.pk}/versions/1/", f"/bots/{bot.pk}/versions/1/status.json"]
+    client.force_login(bob)
+    assert [client.get(u).status_code for u in urls] == [404, 404]
+    client.force_login(carol)
+    assert [client.get(u).status_code for u in urls] == [200, 200]
+    client.force_login(alice)
+    assert client.get(urls[1]).json()["status"] == "ready"
