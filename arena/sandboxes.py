@@ -107,13 +107,22 @@ def sandbox_self_test(
     return True, f"{backend.name}: echo bot answered in {elapsed_ms:.0f} ms"
 
 
-def remove_match_sandboxes(match_tag: str) -> list[str]:
-    """Remove every Docker sandbox of one match (by its gemarena.match label),
-    whatever its age; [] when Docker is not in use here or unreachable."""
+def remove_match_sandboxes(match_tag: str, created_before: float | None = None) -> list[str] | None:
+    """Remove the Docker sandboxes of one match (by its gemarena.match label)
+    created before `created_before` (unix time; default now), so a later
+    attempt of the same match is never touched. Returns their names, [] when
+    Docker is not used here, None when the engine cannot be reached now
+    (call again later; the periodic reaper is the last resort)."""
     try:
         from sandbox.reaper import reap
-
-        return reap(0, extra_labels={"gemarena.match": match_tag})
-    except Exception as exc:  # best effort: the periodic reaper catches the rest
-        log.info("cannot remove the sandboxes of match %s now: %s", match_tag, exc)
+    except ImportError:  # docker-py missing: no Docker sandboxes here
         return []
+    try:
+        return reap(
+            0,
+            extra_labels={"gemarena.match": match_tag},
+            now=time.time() if created_before is None else created_before,
+        )
+    except Exception as exc:  # engine unreachable
+        log.info("cannot remove the sandboxes of match %s now: %s", match_tag, exc)
+        return None

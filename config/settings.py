@@ -82,7 +82,11 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     try:
-        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+        # health checks: a connection broken by a database restart is replaced
+        # at the start of the next task or request instead of failing it
+        DATABASES = {
+            "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+        }
     except Exception as exc:  # dj_database_url raises several types
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
 else:
@@ -131,6 +135,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-stale-matches": {"task": "ladder.tasks.reap_stale_matches", "schedule": 60.0},
 }
 WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 90, minimum=10)
+#: each worker writes its own heartbeat (and re-runs its self-test) this often
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 20, minimum=1)
 
 # --- Sandbox -----------------------------------------------------------------
 SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", ("auto", "docker", "process"), "auto")

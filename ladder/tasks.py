@@ -9,44 +9,90 @@ from datetime import timedelta
 from celery import shared_task
 from celery.signals import worker_ready
 from django.conf import settings
+from django.db import DatabaseError, close_old_connections, connection
 from django.db.models import F
 from django.utils import timezone
 
-from arena import SystemFault, play_match, reap_sandboxes, sandbox_status
+from arena import SystemFault, play_match, reap_sandboxes
+from ladder import selftest
+from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
-from ladder.models import LiveStep, Match, WorkerHeartbeat
+from ladder.models import LiveStep, Match
 from ladder.results import record_result
 
 log = logging.getLogger(__name__)
 
 #: seconds to wait before retrying after a system fault: attempt 1, 2, ...
 RETRY_BACKOFF_S = (5, 30, 120, 300)
+#: a worker whose self-test fails sends its matches back with this delay (and
+#: waits as long itself, so it does not drain the queue into refusals)
+REFUSED_DELAY_S = 5
+#: how long a finished match's result is retried while the database is away
+RECORD_RETRY_S = 180
+#: the Redis key whose disappearance means the broker lost its messages
+BROKER_MARKER_KEY = "gemarena:broker-marker"
+
+
+def retry_database(what: str, fn, budget_s: float):
+    """Call fn() until it gets through a database outage (PostgreSQL restarted),
+    for at most budget_s; the last error is raised after that."""
+    deadline = time.monotonic() + budget_s
+    pause = 0.5
+    while True:
+        try:
+            return fn()
+        except DatabaseError as exc:
+            if time.monotonic() + pause > deadline:
+                raise
+            log.warning("%s: database unavailable (%s), retrying in %.1f s", what, exc, pause)
+            connection.close()  # the next try opens a fresh connection
+            time.sleep(pause)
+            pause = min(pause * 2, 10.0)
 
 
 @shared_task(bind=True, ignore_result=True)
 def heartbeat(self) -> str:
-    """Record that the worker that runs this task is alive, and its sandbox."""
-    status = sandbox_status(settings.SANDBOX_BACKEND)
+    """Record that the worker that runs this task is alive, its sandbox and
+    its self-test (each worker also beats on its own, see ladder.selftest)."""
     hostname = self.request.hostname or "unknown"
-    WorkerHeartbeat.beat(hostname, status.backend, status.problem)
+    selftest.run_self_test(hostname)
     return hostname
 
 
 @worker_ready.connect
 def announce_worker(sender, **kwargs) -> None:
-    """A worker shows up on the status page as soon as it starts."""
-    status = sandbox_status(settings.SANDBOX_BACKEND)
-    WorkerHeartbeat.beat(sender.hostname, status.backend, status.problem)
+    """A worker shows up on the status page as soon as it starts, with the
+    result of its self-test; then keeps its own heartbeat."""
+    set_worker_name(sender.hostname)
+    selftest.run_self_test(sender.hostname)
+    selftest.start_heartbeat_thread(sender.hostname)
 
 
 @shared_task(bind=True, ignore_result=True, acks_late=True)
 def run_match(self, match_id: int) -> str:
     """Play one match. A second delivery of the same id finds it claimed and does nothing."""
-    match = Match.objects.filter(pk=match_id).first()
-    if match is None:
-        return "missing"
-    worker = self.request.hostname or "worker"
-    claim = match.claim_for(worker)
+    with match_context(match_id):
+        return _run_match(self, match_id)
+
+
+def _run_match(task, match_id: int) -> str:
+    worker = task.request.hostname or "worker"
+    try:
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            return "missing"
+        refused = selftest.refuses_matches(worker)
+        if refused:
+            # not claimed, so no attempt is counted; another worker takes it
+            log.warning("match %s: refused, self-test failing: %s", match_id, refused)
+            enqueue(match_id, countdown=REFUSED_DELAY_S)
+            time.sleep(REFUSED_DELAY_S)
+            return "refused"
+        claim = match.claim_for(worker)
+    except DatabaseError as exc:  # PostgreSQL away: keep the message alive, try again
+        connection.close()
+        log.warning("match %s: database unavailable before the claim: %s", match_id, exc)
+        raise task.retry(countdown=5, max_retries=None) from exc
     if claim is None:
         return "not queued"
     log.info(
@@ -62,8 +108,22 @@ def run_match(self, match_id: int) -> str:
             else f"platform error {type(exc).__name__}"
         )
         log.warning("match %s: %s: %s", match_id, kind, exc)
-        return release_after_fault(match_id, claim, f"{kind}: {exc}")
-    if not record_result(match_id, claim, result):
+        # the containers go first: once released, the next attempt's carry the same label
+        selftest.discard_match_sandboxes(str(match_id))
+        close_old_connections()
+        ok, detail = selftest.run_self_test(worker)
+        error = f"{kind}: {exc}"
+        return retry_database(
+            f"match {match_id}: releasing",
+            lambda: release_after_fault(match_id, claim, error, count_attempt=ok),
+            RECORD_RETRY_S,
+        )
+    recorded = retry_database(
+        f"match {match_id}: recording the result",
+        lambda: record_result(match_id, claim, result),
+        RECORD_RETRY_S,
+    )
+    if not recorded:
         log.info("match %s: result discarded, the claim was lost", match_id)
         return "claim lost"
     log.info("match %s: finished (%s)", match_id, result.outcome.reason)
@@ -91,18 +151,43 @@ class LiveRecorder:
     def flush(self) -> None:
         self.last_flush = time.monotonic()
         # Only while we still hold the claim: a reaped match must not be touched.
-        if Match.objects.filter(pk=self.match_id, claim=self.claim).update(
-            heartbeat_at=timezone.now(),
-            steps=self.pending[-1].step + 1 if self.pending else F("steps"),
-        ):
-            LiveStep.objects.bulk_create(self.pending, ignore_conflicts=True)
+        try:
+            if Match.objects.filter(pk=self.match_id, claim=self.claim).update(
+                heartbeat_at=timezone.now(),
+                steps=self.pending[-1].step + 1 if self.pending else F("steps"),
+            ):
+                LiveStep.objects.bulk_create(self.pending, ignore_conflicts=True)
+        except DatabaseError as exc:
+            # Live steps are for watchers: a database blip must not abort the
+            # match. Keep them for the next flush (which opens a new connection).
+            log.warning("match %s: live steps not written yet: %s", self.match_id, exc)
+            connection.close()
+            return
         self.pending = []
 
 
-def release_after_fault(match_id: int, claim, error: str) -> str:
-    """Retry with backoff up to MATCH_MAX_ATTEMPTS, then mark the match errored (unrated)."""
+def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = True) -> str:
+    """Retry with backoff up to MATCH_MAX_ATTEMPTS, then mark the match errored (unrated).
+
+    With count_attempt=False (this worker's own sandbox failed its self-test
+    right after the fault) the attempt is given back: the match goes to
+    another worker and is never errored for a broken worker.
+    """
     match = Match.objects.get(pk=match_id)
     LiveStep.objects.filter(match_id=match_id).delete()  # the next attempt starts afresh
+    if not count_attempt:
+        requeued = Match.objects.filter(
+            pk=match_id, claim=claim, status=Match.Status.RUNNING
+        ).update(
+            status=Match.Status.QUEUED,
+            error=f"worker fault, attempt not counted: {error}"[:4000],
+            claim=None,
+            worker="",
+            attempts=F("attempts") - 1,
+        )
+        if requeued:
+            enqueue(match_id, countdown=REFUSED_DELAY_S)
+        return "retry (worker fault)"
     if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
         Match.objects.filter(pk=match_id, claim=claim, status=Match.Status.RUNNING).update(
             status=Match.Status.ERRORED, error=error[:4000], finished_at=timezone.now(), claim=None
@@ -136,14 +221,35 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
             enqueue(match_id)
     # Queued matches whose message was lost (broker restarted without persistence).
     # Sending one twice is harmless: the second delivery finds it claimed.
+    resend_all = broker_forgot_messages()
     long_ago = timezone.now() - timedelta(seconds=2 * settings.MATCH_STALE_SECONDS)
-    forgotten = Match.objects.filter(
-        status=Match.Status.QUEUED, created_at__lt=long_ago
-    ).values_list("pk", flat=True)[:500]
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    if not resend_all:
+        queued = queued.filter(created_at__lt=long_ago)
+    forgotten = list(queued.order_by("pk").values_list("pk", flat=True)[:5000])
+    if resend_all and forgotten:
+        log.warning("the broker lost its messages: sending %s queued matches again", len(forgotten))
     for match_id in forgotten:
         enqueue(match_id)
     reap_sandboxes(settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s)
     return len(stale)
+
+
+def broker_forgot_messages() -> bool:
+    """True when the Redis broker lost its data since the last look (a restart
+    without persistence, a flush): a marker key we keep there is gone. Always
+    False for the filesystem broker, whose messages are files."""
+    from config.celery import app
+
+    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        return False
+    try:
+        with app.connection_for_write() as conn:
+            client = conn.default_channel.client
+            return bool(client.set(BROKER_MARKER_KEY, str(time.time()), nx=True))
+    except Exception as exc:  # broker down now: the next run will see the marker missing
+        log.warning("cannot check the broker's marker: %s", exc)
+        return False
 
 
 @shared_task(ignore_result=True)
