@@ -269,8 +269,10 @@
 
   Viewer.prototype.saveUrl = function () {
     var hash = "#step=" + this.index;
-    if (window.location.hash !== hash && window.history && window.history.replaceState) {
-      window.history.replaceState(null, "", window.location.pathname + window.location.search + hash);
+    // a ?step=N the page was opened with gives way to the hash
+    var search = window.location.search.replace(/([?&])step=\d+&?/, "$1").replace(/[?&]$/, "");
+    if ((window.location.hash !== hash || search !== window.location.search) && window.history && window.history.replaceState) {
+      window.history.replaceState(null, "", window.location.pathname + search + hash);
     }
   };
 

@@ -30,7 +30,23 @@
     return parts.length ? parts.join(" ") : "nothing";
   }
 
+  var knownNames = {};
+  var scanned = null;
+
+  /* Event names as printed, learnt from the cards offered in any frame; ids
+   * of cards never seen face up read as words ("scoring-red-x2"). */
+  function learnNames(frames) {
+    if (scanned === frames && frames.scannedTo === frames.length) return;
+    for (var i = scanned === frames ? frames.scannedTo : 0; i < frames.length; i++) {
+      var v = frames[i].view;
+      [v.offered_event, v.pending_event].forEach(function (e) { if (e) knownNames[e.id] = e.name; });
+    }
+    scanned = frames;
+    frames.scannedTo = frames.length;
+  }
+
   function eventName(id) {
+    if (knownNames[id]) return knownNames[id];
     return String(id).replace(/-/g, " ").replace(/^./, function (c) { return c.toUpperCase(); });
   }
 
@@ -76,6 +92,7 @@
     var h = ctx.h;
     var v = frame.view;
     var name = ctx.name;
+    learnNames(ctx.frames);
 
     function gem(colour, n, extra) {
       return h("span", { class: "esr-gem esr-g-" + colour + (n ? "" : " esr-zero") + (extra ? " " + extra : ""), title: n + " " + colour, "data-colour": colour },
@@ -155,10 +172,7 @@
       bargain = h("div", { class: "esr-bargain" }, h("h4", { text: title }),
         items.length ? h("ol", { class: "esr-offers" }, items) : h("p", { class: "esr-none", text: "No offer yet." }),
         b && b.standing.maker !== null ? h("p", { class: "esr-standing" }, "Standing offer: " + gemsText(b.standing.gems) + " by " + name(b.standing.maker) +
-          " (" + b.standing.size + " gems, value " + b.standing.value + ")") : null,
-        h("p", { class: "esr-sequence", text: offers.map(function (e, i) {
-          return e.type === "offer" ? name(e.seat) + (i === 0 ? " offers " : " raises ") + gemsText(e.gems) : name(e.seat) + " accepts";
-        }).join(" — ") }));
+          " (" + b.standing.size + " gems, value " + b.standing.value + ")") : null);
     }
 
     // -- seats ---------------------------------------------------------------------
