@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from arena import get_game
@@ -206,9 +207,13 @@ def random_steps(game: str, seats: int, seed: int, options: dict, count: int):
         }
 
 
-def test_running_match_live_steps(client, alice, monkeypatch) -> None:
-    version = noting_version(alice, "edel-stein-reich")
-    match = create_match("edel-stein-reich", [version] * 3, seed=1234)
+def test_running_match_live_steps(client, alice, bob, monkeypatch) -> None:
+    lineup = [
+        noting_version(alice, "edel-stein-reich"),
+        noting_version(bob, "edel-stein-reich"),
+        install_builtin("edel-stein-reich", "random").active_version,
+    ]
+    match = create_match("edel-stein-reich", lineup, seed=1234)
     claim = match.claim_for("worker@test")
     recorder = tasks.LiveRecorder(match.pk, claim)
     sent = list(random_steps("edel-stein-reich", 3, 1234, match.options, 12))
@@ -241,11 +246,30 @@ def test_running_match_live_steps(client, alice, monkeypatch) -> None:
     assert LiveStep.objects.filter(match=match).count() == 12
 
 
-def test_match_without_replay(client, alice) -> None:
-    version = noting_version(alice, "splendor-duel")
-    match = create_match("splendor-duel", [version, version])
+def test_match_without_replay(client, alice, bob) -> None:
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    match = create_match("splendor-duel", lineup)
     Match.objects.filter(pk=match.pk).update(status=Match.Status.ERRORED)
     status, data = get_json(client, "match_frames_json", match.pk)
     assert status == 404 and "no replay" in data["error"]
     status, data = get_json(client, "match_live_json", match.pk)
     assert status == 200 and data["status"] == "errored" and data["frames"] == []
+
+
+def test_viewer_partial_has_the_hooks(alice, bob) -> None:
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    match = create_match("splendor-duel", lineup)
+    html = render_to_string(
+        "ladder/_replay_viewer.html", {"match": match, "viewer_is_owner_of_seats": [1]}
+    )
+    for hook in ("first", "prev", "play", "next", "last", "speed", "slider", "step", "action"):
+        assert f'id="replay-{hook}"' in html
+    assert f'data-frames-url="{reverse("match_frames_json", args=[match.pk])}"' in html
+    assert f'data-live-url="{reverse("match_live_json", args=[match.pk])}"' in html
+    assert 'data-status="queued"' in html and 'data-notes-seats="1"' in html
+    assert "replay_splendor_duel.js" in html and "replay_edel_stein_reich.js" not in html
+    assert "Your bot&#x27;s debug note" in html or "Your bot's debug note" in html
+    anonymous = render_to_string(
+        "ladder/_replay_viewer.html", {"match": match, "viewer_is_owner_of_seats": []}
+    )
+    assert "debug note" not in anonymous
