@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
+from django.http import HttpRequest, JsonResponse
 
 from arena import sandbox_status
 from config.celery import app as celery_app
@@ -70,10 +73,84 @@ def check_workers() -> Check:
             False,
             f"no worker has reported in the last {settings.WORKER_STALE_SECONDS} s",
         )
-    names = ", ".join(f"{w.hostname} ({w.sandbox_backend or '?'})" for w in alive)
-    return Check("Workers", True, f"{len(alive)} alive: {names}")
+    failing = [w for w in alive if w.self_test_ok is False]
+    names = ", ".join(
+        f"{w.hostname} ({w.sandbox_backend or '?'}{self_test_note(w)})" for w in alive
+    )
+    if len(failing) == len(alive):
+        return Check("Workers", False, f"{len(alive)} alive, all failing their self-test: {names}")
+    summary = f"{len(alive)} alive"
+    if failing:
+        summary += f", {len(failing)} refusing matches (self-test failing)"
+    return Check("Workers", True, f"{summary}: {names}", warning=bool(failing))
+
+
+def self_test_note(worker: WorkerHeartbeat) -> str:
+    """The self-test as the status and queue pages show it next to a worker."""
+    if worker.self_test_ok is None:
+        return ", self-test not run yet"
+    if worker.self_test_ok:
+        return ", self-test ok"
+    return f", SELF-TEST FAILING: {worker.self_test_detail[:200]}"
 
 
 def all_checks() -> list[Check]:
     sandbox_check, docker_check = check_sandbox()
     return [check_database(), check_broker(), docker_check, sandbox_check, check_workers()]
+
+
+# --- /healthz: cheap liveness for load balancers and orchestrators -------------
+
+_redis_clients: dict[str, object] = {}
+
+
+def ping_broker(timeout_s: float = 1.0) -> str:
+    """ "" when the broker answers, else why not. Redis gets a PING on a
+    pooled client (no new connection per probe); the filesystem broker
+    needs its queue folder to be writable."""
+    url = settings.CELERY_BROKER_URL
+    try:
+        if url.startswith(("redis://", "rediss://")):
+            import redis
+
+            client = _redis_clients.get(url)
+            if client is None:
+                client = _redis_clients[url] = redis.Redis.from_url(
+                    url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+                )
+            client.ping()
+            return ""
+        folder = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get("data_folder_in", "")
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK):
+            return ""
+        return f"broker folder {folder!r} missing or not writable"
+    except Exception as exc:  # any client error means "not reachable"
+        return f"{type(exc).__name__}: {exc}"
+
+
+def ping_database() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "not reachable"
+        return f"{type(exc).__name__}: {exc}"
+    return ""
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database and the broker answer, else 503; JSON either way.
+    Two round trips, no template, no session: cheap enough to poll often."""
+    parts = {}
+    for name, probe in (("database", ping_database), ("broker", ping_broker)):
+        t0 = time.monotonic()
+        problem = probe()
+        parts[name] = {
+            "ok": not problem,
+            "ms": round((time.monotonic() - t0) * 1000, 1),
+            **({"error": problem[:300]} if problem else {}),
+        }
+    ok = all(p["ok"] for p in parts.values())
+    response = JsonResponse({"ok": ok, **parts}, status=200 if ok else 503)
+    response["Cache-Control"] = "no-store"
+    return response

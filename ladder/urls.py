@@ -1,11 +1,12 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from ladder import views, views_account, views_docs, views_replay, views_upload
+from ladder import health, views, views_account, views_docs, views_replay, views_upload
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("status/", views.status, name="status"),
+    path("healthz", health.healthz, name="healthz"),
     path("queue/", views.queue, name="queue"),
     path("games/<slug:game>/", views.leaderboard, name="leaderboard"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot"),

@@ -1,0 +1,155 @@
+"""Health endpoint, worker self-test and structured logs, in one process.
+
+- /healthz answers 200 with the database and broker up, 503 when either is not;
+- the self-test passes on a working sandbox and fails (with a reason) on a
+  broken one; a worker whose self-test failed refuses matches without
+  claiming them (no attempt counted) and sends them back to the queue;
+- a system fault followed by a failing self-test gives the attempt back;
+- log records carry match_id and worker; LOG_FORMAT=json gives JSON lines.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from django.test import Client
+
+from arena import SystemFault, sandbox_self_test
+from ladder import selftest, tasks
+from ladder.bots import install_builtin
+from ladder.logging import ContextFilter, JsonFormatter, match_context, set_worker_name
+from ladder.matches import create_match
+from ladder.models import Match, WorkerHeartbeat
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def process_sandbox(settings):
+    settings.SANDBOX_BACKEND = "process"
+    settings.MOVE_MS = 2000
+    settings.STARTUP_MS = 15000
+
+
+class FakeTask:
+    """What run_match reads from Celery's task: the worker's name."""
+
+    class request:  # noqa: N801 - mirrors celery's task.request
+        hostname = "w-test@host"
+
+    def retry(self, **kwargs):
+        raise AssertionError(f"unexpected retry {kwargs}")
+
+
+def test_healthz_is_200_with_database_and_broker(client: Client) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    data = response.json()
+    assert data["ok"] is True
+    assert data["database"]["ok"] and data["broker"]["ok"]
+    assert response["Cache-Control"] == "no-store"
+
+
+def test_healthz_is_503_when_the_broker_is_gone(client: Client, settings, tmp_path) -> None:
+    if settings.CELERY_BROKER_URL.startswith("redis"):
+        settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+    else:
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"data_folder_in": str(tmp_path / "nope")}
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    data = response.json()
+    assert data["ok"] is False
+    assert data["database"]["ok"] is True
+    assert data["broker"]["ok"] is False and data["broker"]["error"]
+
+
+def test_self_test_passes_on_the_process_sandbox(media_dir) -> None:
+    ok, detail = sandbox_self_test("process", media_dir)
+    assert ok, detail
+    assert "echo bot answered" in detail
+    assert list(media_dir.iterdir()) == []  # the echo bot is removed again
+
+
+def test_self_test_fails_with_a_reason_when_docker_is_unreachable(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
+    ok, detail = sandbox_self_test("docker", tmp_path)
+    assert not ok
+    assert "docker" in detail and "unreachable" in detail.lower()
+
+
+def test_self_test_fails_when_the_bot_cannot_answer(media_dir, monkeypatch) -> None:
+    # a "python" that is not one: the echo bot never starts
+    monkeypatch.setenv("SANDBOX_PROCESS_PYTHON", "/bin/false")
+    ok, detail = sandbox_self_test("process", media_dir)
+    assert not ok, detail
+
+
+def test_run_self_test_records_on_the_heartbeat(process_sandbox) -> None:
+    ok, _ = selftest.run_self_test("w-test@host")
+    row = WorkerHeartbeat.objects.get(hostname="w-test@host")
+    assert ok and row.self_test_ok is True and "echo bot" in row.self_test_detail
+    assert selftest.refuses_matches("w-test@host") == ""
+
+
+def test_failing_worker_refuses_matches_without_counting_an_attempt(
+    process_sandbox, monkeypatch
+) -> None:
+    a = install_builtin("splendor-duel", "random", bot_name="r1")
+    b = install_builtin("splendor-duel", "random", bot_name="r1b")
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    WorkerHeartbeat.beat("w-test@host", "docker")
+    WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="engine gone")
+    sent = []
+    monkeypatch.setattr(tasks, "enqueue", lambda mid, countdown=0: sent.append((mid, countdown)))
+    monkeypatch.setattr(tasks.time, "sleep", lambda s: None)
+    assert tasks._run_match(FakeTask(), match.pk) == "refused"
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED
+    assert match.attempts == 0 and match.claim is None
+    assert sent == [(match.pk, tasks.REFUSED_DELAY_S)]
+    # once the self-test passes again, the same worker plays it
+    selftest.run_self_test("w-test@host")
+    assert tasks._run_match(FakeTask(), match.pk) == "finished"
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED and match.attempts == 1
+
+
+def test_fault_on_a_broken_worker_gives_the_attempt_back(process_sandbox, monkeypatch) -> None:
+    a = install_builtin("splendor-duel", "random", bot_name="r2")
+    b = install_builtin("splendor-duel", "random", bot_name="r2b")
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+
+    def broken(*args, **kwargs):
+        raise SystemFault("sandbox failed to start a bot: engine gone")
+
+    sent = []
+    monkeypatch.setattr(tasks, "play_match", broken)
+    monkeypatch.setattr(tasks, "enqueue", lambda mid, countdown=0: sent.append(mid))
+    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a: (False, "engine gone"))
+    for _ in range(5):  # more than MATCH_MAX_ATTEMPTS: still never errored
+        WorkerHeartbeat.objects.update(self_test_ok=True)
+        assert tasks._run_match(FakeTask(), match.pk) == "retry (worker fault)"
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED and match.attempts == 0
+    assert "attempt not counted" in match.error
+    assert selftest.refuses_matches("w-test@host") == "engine gone"
+    # with a healthy self-test the same fault counts, up to errored
+    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a: (True, "fine"))
+    WorkerHeartbeat.objects.update(self_test_ok=True)
+    outcomes = [tasks._run_match(FakeTask(), match.pk) for _ in range(3)]
+    assert outcomes == ["retry", "retry", "errored"]
+
+
+def test_log_records_carry_match_and_worker() -> None:
+    set_worker_name("w9@box")
+    record = logging.LogRecord("ladder", logging.INFO, __file__, 1, "hello %s", ("x",), None)
+    with match_context(42):
+        ContextFilter().filter(record)
+    line = json.loads(JsonFormatter().format(record))
+    assert line["match_id"] == "42" and line["worker"] == "w9@box"
+    assert line["message"] == "hello x" and line["level"] == "INFO"
+    outside = logging.LogRecord("ladder", logging.INFO, __file__, 1, "bye", (), None)
+    ContextFilter().filter(outside)
+    assert json.loads(JsonFormatter().format(outside))["match_id"] is None
