@@ -26,7 +26,8 @@
  *   #replay-board           the game drawing (data-game = game id)
  *
  * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
- * position whenever playback is paused, so the address can be shared.
+ * position whenever playback is paused (a live view following the newest
+ * step has none), so the address can be shared.
  * Keys: ← → previous/next, Home/End first/last, space play/pause.
  */
 (function () {
@@ -268,10 +269,11 @@
   };
 
   Viewer.prototype.saveUrl = function () {
-    var hash = "#step=" + this.index;
+    // a live view that follows the newest step has no fixed position to share
+    var hash = this.mode === "live" && this.following ? "" : "#step=" + this.index;
     // a ?step=N the page was opened with gives way to the hash
     var search = window.location.search.replace(/([?&])step=\d+&?/, "$1").replace(/[?&]$/, "");
-    if ((window.location.hash !== hash || search !== window.location.search) && window.history && window.history.replaceState) {
+    if (((window.location.hash || "") !== hash || search !== window.location.search) && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", window.location.pathname + search + hash);
     }
   };
