@@ -79,8 +79,10 @@
         state.offers = 0;
         return name(e.seat) + " accepts " + gemsText(e.gems) + " from " + name(e.maker) + "; " + name(e.winner) + " gets the action.";
       case "majority":
-        return "Scoring " + e.colour + ": " + (e.seats.length ? e.seats.map(name).join(", ") + " get " + e.money_each + " M each" +
-          (e.returned_each ? " and return " + e.returned_each + " " + e.colour : "") : "nobody") + ".";
+        if (!e.seats.length) return "Scoring " + e.colour + ": nobody scores.";
+        var one = e.seats.length === 1;
+        return "Scoring " + e.colour + ": " + e.seats.map(name).join(", ") + (one ? " gets " : " get ") + e.money_each + " M" +
+          (one ? "" : " each") + (e.returned_each ? (one ? " and returns " : " and return ") + e.returned_each + " " + e.colour : "") + ".";
       case "bonus": return name(e.seat) + " scores " + eventName(e.card) + ": +" + e.money + " M.";
       case "certificates": return name(e.seat) + " has " + e.count + " certificate" + (e.count === 1 ? "" : "s") + ": +" + e.money + " M.";
       case "scored": return "End of phase " + e.phase + " scoring.";
