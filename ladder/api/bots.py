@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError
 from django.http import FileResponse, HttpRequest
-from ninja import Field, File, Query, Router, UploadedFile
+from ninja import Field, File, Query, Router, Status, UploadedFile
 
 from arena import OptionError, get_game
 from ladder import bots as bot_service
@@ -98,11 +98,11 @@ def create_bot(request: HttpRequest, data: BotIn):
         bot = bot_service.create_bot(user, data.game, name, data.description.strip())
     except IntegrityError:  # someone took the name in between
         raise ApiError(409, taken, field="name") from None
-    return 201, bot_out(bots_queryset().get(pk=bot.pk))
+    return Status(201, bot_out(bots_queryset().get(pk=bot.pk)))
 
 
 @router.get(
-    "/bots/{bot_id}",
+    "/bots/{int:bot_id}",
     response={200: BotOut, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="bot",
@@ -112,7 +112,7 @@ def bot_detail(request: HttpRequest, bot_id: int):
 
 
 @router.get(
-    "/bots/{bot_id}/versions",
+    "/bots/{int:bot_id}/versions",
     response={200: list[VersionOut], **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="bot_versions",
@@ -125,7 +125,7 @@ def bot_versions(request: HttpRequest, bot_id: int):
 
 
 @router.post(
-    "/bots/{bot_id}/versions",
+    "/bots/{int:bot_id}/versions",
     response={201: VersionOut, **errors(401, 403, 404, 413, 429)},
     auth=SIGNED_IN,
     url_name="version_upload",
@@ -147,11 +147,13 @@ def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
     data = file.read(limit + 1)
     # UploadError (→ 422 with the reason) and LimitError (→ 429) are mapped in errors.py
     version = bot_service.add_version(bot, file.name or "main.py", data)
-    return 201, version_out(BotVersion.objects.select_related("bot").get(pk=version.pk), user)
+    return Status(
+        201, version_out(BotVersion.objects.select_related("bot").get(pk=version.pk), user)
+    )
 
 
 @router.get(
-    "/versions/{version_id}",
+    "/versions/{int:version_id}",
     response={200: VersionOut, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="version",
@@ -163,7 +165,7 @@ def version_detail(request: HttpRequest, version_id: int):
 
 
 @router.get(
-    "/versions/{version_id}/source",
+    "/versions/{int:version_id}/source",
     response=errors(401, 403, 404),
     auth=SIGNED_IN,
     url_name="version_source",
@@ -184,7 +186,7 @@ def version_source(request: HttpRequest, version_id: int):
 
 
 @router.get(
-    "/bots/{bot_id}/ratings",
+    "/bots/{int:bot_id}/ratings",
     response={200: RatingHistoryPage, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="bot_ratings",

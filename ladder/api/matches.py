@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Query, Router
+from ninja import Field, Query, Router, Status
 
 from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
@@ -69,7 +69,7 @@ def list_matches(request: HttpRequest, filters: Query[MatchFilters]):
 
 
 @router.get(
-    "/matches/{match_id}",
+    "/matches/{int:match_id}",
     response={200: MatchDetail, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="match",
@@ -80,7 +80,7 @@ def match_detail(request: HttpRequest, match_id: int):
 
 
 @router.get(
-    "/matches/{match_id}/replay",
+    "/matches/{int:match_id}/replay",
     response=errors(401, 404, 409),
     openapi_extra={
         **PUBLIC_OPENAPI,
@@ -186,4 +186,4 @@ def challenge(request: HttpRequest, data: ChallengeIn):
         options=options,
         requested_by=user,
     )
-    return 201, match_out(matches_queryset().get(pk=match.pk), user, True)
+    return Status(201, match_out(matches_queryset().get(pk=match.pk), user, True))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Router, Schema
+from ninja import Field, Router, Schema, Status
 
 from ladder import tokens
 from ladder.api.auth import SIGNED_IN, require_user
@@ -69,11 +69,11 @@ def create_token(request: HttpRequest, data: TokenIn):
         token, raw = tokens.create_token(require_user(request), data.name)
     except tokens.TokenError as exc:
         raise ApiError(422, str(exc), field="name") from None
-    return 201, {**token_out(token), "token": raw}
+    return Status(201, {**token_out(token), "token": raw})
 
 
 @router.delete(
-    "/tokens/{token_id}", response={204: None, **errors(401, 404)}, url_name="token_revoke"
+    "/tokens/{int:token_id}", response={204: None, **errors(401, 404)}, url_name="token_revoke"
 )
 def revoke_token(request: HttpRequest, token_id: int):
     """Revoke one of your tokens; it stops working at once."""

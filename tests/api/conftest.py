@@ -41,6 +41,12 @@ if __name__ == "__main__":
 """
 
 
+@pytest.fixture(autouse=True)
+def fast_passwords(settings) -> None:
+    # The cast's passwords are never checked here; a slow hash only costs CPU.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def charlie(django_user_model):
     return django_user_model.objects.create_user(

@@ -1,0 +1,214 @@
+"""Bots and versions over the API: create, list, upload, status, source, ratings."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.test import Client
+from django.test.client import encode_multipart
+
+from ladder.leaderboard import refit
+from ladder.models import Bot, BotVersion, Match
+from tests.api.conftest import RANDOM_BOT, ready_bot
+from tests.api.test_auth_errors import assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(client: Client, bot_id: int, name: str, data: bytes):
+    return client.post(f"/api/bots/{bot_id}/versions", {"file": _file(name, data)})
+
+
+def _file(name: str, data: bytes):
+    f = io.BytesIO(data)
+    f.name = name
+    return f
+
+
+def stored_files(media_dir) -> list[str]:
+    return sorted(str(p.relative_to(media_dir)) for p in media_dir.rglob("*") if p.is_file())
+
+
+def test_create_bot_then_list_filter_and_detail(as_alice, as_bob, client) -> None:
+    response = as_alice.post(
+        "/api/bots",
+        {"game": "splendor-duel", "name": "gem-hoarder", "description": "takes everything"},
+        "application/json",
+    )
+    assert response.status_code == 201, response.content
+    bot = response.json()
+    assert bot["owner"] == "alice" and bot["name"] == "gem-hoarder"
+    assert bot["active_version"] is None and bot["rating"]["games"] == 0
+    as_bob.post("/api/bots", {"game": "edel-stein-reich", "name": "baron"}, "application/json")
+
+    names = lambda r: [b["name"] for b in r.json()["results"]]  # noqa: E731
+    assert names(client.get("/api/bots")) == ["baron", "gem-hoarder"]
+    assert names(client.get("/api/bots?game=splendor-duel")) == ["gem-hoarder"]
+    assert names(client.get("/api/bots?owner=bob")) == ["baron"]
+    assert names(as_alice.get("/api/bots?mine=true")) == ["gem-hoarder"]
+    assert names(client.get("/api/bots?name=baron&game=splendor-duel")) == []
+    assert client.get(f"/api/bots/{bot['id']}").json() == bot
+
+
+@pytest.mark.parametrize(
+    "body, status, code, field",
+    [
+        ({"game": "chess", "name": "x"}, 422, "invalid", "game"),
+        ({"game": "splendor-duel", "name": "has space"}, 422, "invalid", "name"),
+        ({"game": "splendor-duel", "name": ""}, 422, "invalid", "name"),
+        ({"game": "splendor-duel", "name": "x" * 41}, 422, "invalid", "name"),
+        ({"game": "splendor-duel", "name": "taken"}, 409, "conflict", "name"),
+    ],
+)
+def test_bad_bot_requests_store_nothing(as_alice, alice, body, status, code, field) -> None:
+    ready_bot(alice, "taken")
+    assert_error(as_alice.post("/api/bots", body, "application/json"), status, code, field)
+    assert list(Bot.objects.values_list("name", flat=True)) == ["taken"]
+
+
+def test_bot_limit_is_a_429(as_alice, settings) -> None:
+    settings.MAX_BOTS_PER_USER = 1
+    assert (
+        as_alice.post(
+            "/api/bots", {"game": "splendor-duel", "name": "one"}, "application/json"
+        ).status_code
+        == 201
+    )
+    response = as_alice.post(
+        "/api/bots", {"game": "splendor-duel", "name": "two"}, "application/json"
+    )
+    assert_error(response, 429, "rate_limited")
+    assert Bot.objects.count() == 1
+
+
+def test_upload_a_file_and_a_zip_then_see_the_status(as_alice, alice) -> None:
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="uploaded")
+    response = upload(as_alice, bot.pk, "bot.py", RANDOM_BOT)
+    assert response.status_code == 201, response.content
+    version = response.json()
+    assert version["status"] == "pending" and version["number"] == 1
+    assert version["size_bytes"] == len(RANDOM_BOT)
+    # validation matches were queued for it
+    assert Match.objects.filter(validates_id=version["id"], kind="validation").count() >= 1
+
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("main.py", RANDOM_BOT + b"# v2\n")
+        z.writestr("lib/util.py", b"X = 1\n")
+    response = upload(as_alice, bot.pk, "bot.zip", archive.getvalue())
+    assert response.status_code == 201, response.content
+    assert response.json()["number"] == 2
+    listed = as_alice.get(f"/api/bots/{bot.pk}/versions").json()
+    assert [v["number"] for v in listed] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        ("bot.py", b"def broken(:\n", "syntax error on line 1"),
+        ("bot.py", b"", "empty"),
+        ("bot.tar.gz", b"print(1)\n", "single .py file or a .zip"),
+        ("bot.zip", b"PK\x03\x04 nope", "not a readable zip"),
+    ],
+)
+def test_rejected_upload_is_a_422_with_the_reason_and_stores_nothing(
+    as_alice, alice, media_dir, name, data, reason
+) -> None:
+    bot = ready_bot(alice, "careful")
+    before = stored_files(media_dir)
+    error = assert_error(upload(as_alice, bot.pk, name, data), 422, "upload_rejected", "file")
+    assert reason in error["message"]
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+    assert stored_files(media_dir) == before
+
+
+def test_identical_upload_is_refused(as_alice, alice) -> None:
+    bot = ready_bot(alice, "same")
+    error = assert_error(
+        upload(as_alice, bot.pk, "main.py", RANDOM_BOT), 422, "upload_rejected", "file"
+    )
+    assert "identical" in error["message"]
+
+
+def test_too_large_upload_is_a_413(as_alice, alice, settings, media_dir) -> None:
+    settings.BOT_UPLOAD_MAX_BYTES = 2048
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="big")
+    response = upload(as_alice, bot.pk, "bot.py", b"#" * 5000 + b"\n")
+    assert_error(response, 413, "too_large", "file")
+    assert not BotVersion.objects.exists() and stored_files(media_dir) == []
+
+
+def test_upload_rate_limit_is_a_429(as_alice, alice, settings) -> None:
+    settings.MAX_UPLOADS_PER_HOUR = 1
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="eager")
+    assert upload(as_alice, bot.pk, "a.py", b"print(1)\n").status_code == 201
+    error = assert_error(upload(as_alice, bot.pk, "b.py", b"print(2)\n"), 429, "rate_limited")
+    assert "per hour" in error["message"]
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+
+
+def test_only_the_owner_uploads(as_bob, as_charlie, client, alice) -> None:
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="mine")
+    assert_error(upload(as_bob, bot.pk, "bot.py", RANDOM_BOT), 403, "forbidden")
+    assert_error(upload(as_charlie, bot.pk, "bot.py", RANDOM_BOT), 403, "forbidden")
+    assert_error(upload(client, bot.pk, "bot.py", RANDOM_BOT), 401, "unauthenticated")
+    assert_error(upload(as_bob, 424242, "bot.py", RANDOM_BOT), 404, "not_found")
+    assert not BotVersion.objects.exists()
+
+
+def test_missing_file_field_is_a_validation_error(as_alice, alice) -> None:
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="nofile")
+    response = as_alice.post(f"/api/bots/{bot.pk}/versions", {"other": "x"})
+    assert_error(response, 422, "invalid", "file")
+
+
+@pytest.fixture
+def rejected_version(alice) -> BotVersion:
+    bot = ready_bot(alice, "flaky")
+    BotVersion.objects.filter(bot=bot).update(
+        status="rejected",
+        reject_reason="validation match 9: crash — exit 3",
+        stderr_tail="Traceback: secret",
+    )
+    return bot.versions.get()
+
+
+@pytest.mark.parametrize(
+    "who, private",
+    [("client", False), ("as_bob", False), ("as_alice", True), ("as_charlie", True)],
+)
+def test_stderr_and_source_only_for_owner_and_staff(
+    request, rejected_version, who, private
+) -> None:
+    caller = request.getfixturevalue(who)
+    body = caller.get(f"/api/versions/{rejected_version.pk}").json()
+    assert body["status"] == "rejected"
+    assert body["reject_reason"] == "validation match 9: crash — exit 3"  # public
+    assert body["stderr_tail"] == ("Traceback: secret" if private else None)
+    source = caller.get(f"/api/versions/{rejected_version.pk}/source")
+    if private:
+        assert body["source_url"] == f"/api/versions/{rejected_version.pk}/source"
+        assert source.status_code == 200
+        assert b"".join(source.streaming_content) == RANDOM_BOT
+    else:
+        assert body["source_url"] is None
+        assert_error(
+            source,
+            401 if who == "client" else 403,
+            "unauthenticated" if who == "client" else "forbidden",
+        )
+
+
+def test_rating_history_after_a_played_match(client, played_match, alpha) -> None:
+    refit("splendor-duel")
+    page = client.get(f"/api/bots/{alpha.pk}/ratings").json()
+    assert page["bot"] == alpha.pk and page["count"] == 1
+    point = page["results"][0]
+    assert point["match"] == played_match.pk
+    seat = played_match.seats.get(version__bot=alpha)
+    assert point["elo_after"] - point["elo_before"] == pytest.approx(seat.elo_change)
+    detail = client.get(f"/api/bots/{alpha.pk}").json()
+    assert detail["rating"]["games"] == 1 and detail["rating"]["fitted"] is not None
+    assert client.get(f"/api/bots/{alpha.pk}/ratings?page=2").json()["results"] == []

@@ -1,0 +1,209 @@
+"""Matches over the API: lists and filters, details and their private parts,
+replay downloads, and the rules of a challenge."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from ladder.leaderboard import refit
+from ladder.matches import create_match
+from ladder.models import Bot, Match
+from tests.api.conftest import ready_bot
+from tests.api.test_auth_errors import assert_error
+
+pytestmark = pytest.mark.django_db
+
+
+def replay_of(response) -> dict:
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"] == "application/gzip"
+    assert "attachment" in response["Content-Disposition"]
+    return json.loads(gzip.decompress(response.content))
+
+
+def notes_by_seat(replay: dict) -> dict[int, int]:
+    counts = {0: 0, 1: 0}
+    for step in replay["steps"]:
+        if step.get("note"):
+            counts[step["seat"]] += 1
+    return counts
+
+
+def test_played_match_detail_and_privacy(client, as_alice, as_charlie, played_match) -> None:
+    url = f"/api/matches/{played_match.pk}"
+    public = client.get(url).json()
+    assert public["status"] == "finished" and public["rated"] is True
+    assert sorted(s["rank"] for s in public["seats"]) == [1, 2]
+    assert [s["bot"]["name"] for s in public["seats"]] == ["alpha", "beta"]
+    assert all(s["elo_change"] is not None for s in public["seats"])
+    assert all(s["stderr_tail"] is None for s in public["seats"])
+    assert public["seed"] == played_match.seed  # over, so no longer secret
+    assert public["replay_url"] == f"{url}/replay"
+
+    mine = as_alice.get(url).json()["seats"]
+    assert "private-stderr-line" in mine[0]["stderr_tail"]  # alice owns alpha
+    assert mine[1]["stderr_tail"] is None  # bob's beta
+    staff = as_charlie.get(url).json()["seats"]
+    assert all("private-stderr-line" in s["stderr_tail"] for s in staff)
+
+
+def test_replay_keeps_debug_notes_only_for_the_callers_seats(
+    client, as_alice, as_bob, as_charlie, played_match
+) -> None:
+    url = f"/api/matches/{played_match.pk}/replay"
+    full = notes_by_seat(replay_of(as_charlie.get(url)))
+    assert full[0] > 0 and full[1] > 0  # staff get the stored file whole
+    with played_match.replay.open("rb") as f:
+        assert as_charlie.get(url).content == f.read()
+    assert notes_by_seat(replay_of(client.get(url))) == {0: 0, 1: 0}
+    assert notes_by_seat(replay_of(as_alice.get(url))) == {0: full[0], 1: 0}
+    assert notes_by_seat(replay_of(as_bob.get(url))) == {0: 0, 1: full[1]}
+    stripped = replay_of(client.get(url))
+    assert len(stripped["steps"]) == played_match.steps  # nothing else removed
+
+
+def test_queued_match_hides_its_seed_and_has_no_replay(client, alpha, beta) -> None:
+    match = create_match("splendor-duel", [alpha.active_version, beta.active_version])
+    body = client.get(f"/api/matches/{match.pk}").json()
+    assert body["status"] == "queued" and body["seed"] is None and body["replay_url"] is None
+    assert_error(client.get(f"/api/matches/{match.pk}/replay"), 409, "conflict")
+    assert_error(client.get("/api/matches/987654/replay"), 404, "not_found")
+
+
+def test_system_error_text_is_for_staff_only(client, as_charlie, alpha, beta) -> None:
+    match = create_match("splendor-duel", [alpha.active_version, beta.active_version])
+    Match.objects.filter(pk=match.pk).update(status="errored", error="Traceback: docker died")
+    assert client.get(f"/api/matches/{match.pk}").json()["error"] is None
+    assert as_charlie.get(f"/api/matches/{match.pk}").json()["error"] == "Traceback: docker died"
+
+
+def test_match_list_filters(client, alice, bob, alpha, beta) -> None:
+    gamma = ready_bot(alice, "gamma")
+    ladder = create_match("splendor-duel", [alpha.active_version, beta.active_version])
+    other = create_match(
+        "splendor-duel", [gamma.active_version, beta.active_version], kind="challenge", rated=False
+    )
+    Match.objects.filter(pk=other.pk).update(status="cancelled")
+
+    def ids(query: str) -> list[int]:
+        response = client.get(f"/api/matches?{query}")
+        assert response.status_code == 200, response.content
+        return [m["id"] for m in response.json()["results"]]
+
+    assert ids("") == [other.pk, ladder.pk]
+    assert ids(f"bot={alpha.pk}") == [ladder.pk]
+    assert ids(f"bot={beta.pk}") == [other.pk, ladder.pk]
+    assert ids("kind=challenge") == [other.pk]
+    assert ids("status=queued") == [ladder.pk]
+    assert ids("game=edel-stein-reich") == []
+    assert ids("page_size=1&page=2") == [ladder.pk]
+    assert client.get("/api/matches?page_size=1").json()["count"] == 2
+
+
+@pytest.fixture
+def trio(alice, bob):
+    """Three-seat bots of edel-stein-reich: two of alice's, one of bob's."""
+    return (
+        ready_bot(alice, "red", game="edel-stein-reich"),
+        ready_bot(alice, "green", game="edel-stein-reich"),
+        ready_bot(bob, "blue", game="edel-stein-reich"),
+    )
+
+
+def challenge(client, bot: int, opponents: list[int], **extra):
+    body = {"bot": bot, "opponents": opponents, **extra}
+    return client.post("/api/challenges", body, "application/json")
+
+
+def test_challenge_creates_an_unrated_match(as_alice, alice, trio) -> None:
+    red, green, blue = trio
+    response = challenge(as_alice, red.pk, [blue.pk, green.pk], options={"money_visible": False})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["kind"] == "challenge" and body["rated"] is False
+    assert body["status"] == "queued" and body["requested_by"] == "alice"
+    assert [s["bot"]["name"] for s in body["seats"]] == ["red", "blue", "green"]
+    assert body["options"]["money_visible"] is False
+    match = Match.objects.get(pk=body["id"])
+    assert (match.kind, match.rated, match.requested_by) == ("challenge", False, alice)
+
+
+@pytest.mark.parametrize(
+    "case, status, code, field",
+    [
+        ("not_mine", 403, "forbidden", "bot"),
+        ("too_few_seats", 422, "invalid", "opponents"),
+        ("too_many_seats", 422, "invalid", "opponents"),
+        ("same_bot_twice", 422, "invalid", "opponents"),
+        ("other_game", 422, "invalid", "opponents"),
+        ("unknown_bot", 404, "not_found", "opponents"),
+        ("no_ready_version", 409, "conflict", "opponents"),
+        ("disabled", 409, "conflict", "opponents"),
+        ("bad_option", 422, "invalid", "options"),
+        ("server_file_option", 422, "invalid", "options"),
+    ],
+)
+def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, field) -> None:
+    red, green, blue = trio
+    bot, opponents, extra = red.pk, [green.pk, blue.pk], {}
+    if case == "not_mine":
+        bot, opponents = blue.pk, [red.pk, green.pk]
+    elif case == "too_few_seats":
+        opponents = [blue.pk]
+    elif case == "too_many_seats":
+        extra_bots = [ready_bot(bob, f"x{i}", game="edel-stein-reich").pk for i in range(3)]
+        opponents = [green.pk, blue.pk, *extra_bots]
+    elif case == "same_bot_twice":
+        opponents = [blue.pk, blue.pk]
+    elif case == "other_game":
+        opponents = [green.pk, alpha.pk]
+    elif case == "unknown_bot":
+        opponents = [green.pk, 99999]
+    elif case == "no_ready_version":
+        empty = Bot.objects.create(owner=bob, game="edel-stein-reich", name="empty")
+        opponents = [green.pk, empty.pk]
+    elif case == "disabled":
+        Bot.objects.filter(pk=blue.pk).update(enabled=False)
+    elif case == "bad_option":
+        extra = {"options": {"barter_winner": "nobody"}}
+    elif case == "server_file_option":
+        extra = {"options": {"components": "/etc/passwd"}}
+    error = assert_error(challenge(as_alice, bot, opponents, **extra), status, code, field)
+    assert error["message"]
+    assert not Match.objects.filter(kind="challenge").exists()
+
+
+def test_challenge_needs_a_user_and_is_capped(client, as_alice, alpha, beta, monkeypatch) -> None:
+    assert_error(challenge(client, alpha.pk, [beta.pk]), 401, "unauthenticated")
+    monkeypatch.setattr("ladder.api.matches.MAX_OPEN_CHALLENGES", 2)
+    for _ in range(2):
+        assert challenge(as_alice, alpha.pk, [beta.pk]).status_code == 201
+    assert_error(challenge(as_alice, alpha.pk, [beta.pk]), 429, "rate_limited")
+    assert Match.objects.filter(kind="challenge").count() == 2
+
+
+def test_games_and_leaderboard(client, played_match, alpha, beta) -> None:
+    games = {g["id"]: g for g in client.get("/api/games").json()}
+    assert games["splendor-duel"]["seat_counts"] == [2]
+    assert games["edel-stein-reich"]["seat_counts"] == [3, 4, 5]
+    assert "house values" in games["edel-stein-reich"]["notice"]
+    assert {o["name"] for o in games["splendor-duel"]["options"]} >= {"first_seat"}
+    assert client.get("/api/games/splendor-duel").json() == games["splendor-duel"]
+    assert_error(client.get("/api/games/chess"), 404, "not_found")
+    assert_error(client.get("/api/games/chess/leaderboard"), 404, "not_found")
+
+    refit("splendor-duel")
+    board = client.get("/api/games/splendor-duel/leaderboard").json()
+    assert board["count"] == 2 and board["fitted_at"] is not None
+    winner = next(s for s in played_match.seats.all() if s.rank == 1).version.bot.name
+    top, second = board["results"]
+    assert (top["rank"], top["bot"]["name"], top["games"], top["win_rate"]) == (1, winner, 1, 1.0)
+    assert second["rank"] == 2 and second["win_rate"] == 0.0
+    assert top["fitted_low"] < top["fitted"] < top["fitted_high"]
+    assert top["provisional"] is True and top["last_played_at"] is not None
+    assert top["bot"]["owner"] in {"alice", "bob"}
+    paged = client.get("/api/games/splendor-duel/leaderboard?page_size=1&page=2").json()
+    assert [r["bot"]["name"] for r in paged["results"]] == [second["bot"]["name"]]
