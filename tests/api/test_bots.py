@@ -7,7 +7,6 @@ import zipfile
 
 import pytest
 from django.test import Client
-from django.test.client import encode_multipart
 
 from ladder.leaderboard import refit
 from ladder.models import Bot, BotVersion, Match
