@@ -19,8 +19,8 @@ restores that snapshot and the bot searches it:
 A finished game scores ±1,000,000 (a sure win is taken, a move that lets the
 opponent win at once is avoided when another exists). The time budget is
 BUDGET_SHARE of the per-move limit, at most BUDGET_MAX_MS: no new action is
-expanded after it, and the one being expanded stops at twice the budget
-(500 ms with the default 1000 ms per move), so a loaded machine still leaves
+expanded after it, and the one being expanded stops at 1.5 times the budget
+(300 ms with the default 1000 ms per move), so a loaded machine still leaves
 a wide margin. Its own clock is wall time, so it adapts to a slow machine.
 """
 
@@ -38,7 +38,7 @@ from arena.games.splendor_duel.game import GAME
 from arena.games.splendor_duel.state import RULES_VERSION
 
 BUDGET_SHARE = 0.25  # of move_ms
-BUDGET_MAX_MS = 250.0
+BUDGET_MAX_MS = 200.0
 EXPAND = 40  # actions searched past the first ply, at most (best first)
 WIN = 1_000_000.0
 
@@ -167,7 +167,7 @@ def reply_value(s, me, deadline):
 def search(obs, legal):
     start = time.monotonic()
     deadline = start + budget_s
-    hard_deadline = start + 2 * budget_s  # one expansion may run past `deadline`
+    hard_deadline = start + 1.5 * budget_s  # one expansion may run past `deadline`
     me = obs["seat"]
     root = determinize(obs)
     first = [(evaluate(child(root, me, a), me), a) for a in legal]
