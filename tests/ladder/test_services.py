@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -23,6 +24,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def round_trip_through_broker() -> WorkerHeartbeat:
     """Enqueue the heartbeat task and let a real worker thread run it."""
+    root_level = logging.root.level  # the test worker sets the root logger to ERROR
+    try:
+        return _round_trip()
+    finally:
+        logging.root.setLevel(root_level)
+
+
+def _round_trip() -> WorkerHeartbeat:
     with start_worker(
         celery_app, pool="solo", perform_ping_check=False, shutdown_timeout=10, queues=[TEST_QUEUE]
     ):
