@@ -169,7 +169,7 @@ BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=32)
 # --- Static files, auth, i18n ------------------------------------------------
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT = Path(env_str("GEMARENA_STATIC_DIR") or VAR_DIR / "staticfiles")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
