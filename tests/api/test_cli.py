@@ -1,0 +1,170 @@
+"""`arena upload` and `arena matches` against a live test server (HTTP over 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from arena import cmd_upload
+from arena.cli import main
+from ladder.bots import mark_ready
+from ladder.matches import create_match
+from ladder.models import Bot, BotVersion
+from tests.api.conftest import RANDOM_BOT, ready_bot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def cli_env(monkeypatch, tmp_path, live_server, alice_token):
+    """The CLI pointed at the live server with alice's token, and no config file."""
+    monkeypatch.setenv("GEMARENA_URL", live_server.url)
+    monkeypatch.setenv("GEMARENA_TOKEN", alice_token)
+    monkeypatch.setenv("GEMARENA_CONFIG", str(tmp_path / "absent.toml"))
+    return live_server
+
+
+@pytest.fixture
+def bot_dir(tmp_path) -> Path:
+    folder = tmp_path / "mybot"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "main.py").write_bytes(RANDOM_BOT)
+    (folder / "lib" / "helper.py").write_text("X = 1\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\x00junk")
+    (folder / ".env").write_text("SECRET=1\n")
+    return folder
+
+
+def test_upload_a_directory_creating_the_bot(cli_env, bot_dir, alice, capsys) -> None:
+    code = main(["upload", str(bot_dir), "--bot", "cli-bot", "--game", "splendor-duel", "--create"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "created bot cli-bot" in out and "v1" in out and "pending" in out
+    bot = Bot.objects.get(name="cli-bot", owner=alice)
+    version = bot.versions.get()
+    with zipfile.ZipFile(version.upload.path) as archive:
+        assert sorted(archive.namelist()) == ["lib/helper.py", "main.py"]  # no cache, no dotfiles
+    # a second upload of the same bot needs no --create
+    (bot_dir / "main.py").write_bytes(RANDOM_BOT + b"# tweak\n")
+    assert main(["upload", str(bot_dir), "--bot", "cli-bot"]) == 0
+    assert bot.versions.count() == 2
+
+
+def test_upload_waits_for_the_verdict(cli_env, alice, tmp_path, capsys, monkeypatch) -> None:
+    bot = ready_bot(alice, "waiter")
+
+    def worker_decides(seconds: float) -> None:  # instead of sleeping: the verdict arrives
+        mark_ready(BotVersion.objects.filter(bot=bot).order_by("-number").first())
+
+    monkeypatch.setattr(cmd_upload, "sleep", worker_decides)
+    source = tmp_path / "v2.py"
+    source.write_bytes(RANDOM_BOT + b"# v2\n")
+    code = main(["upload", str(source), "--bot", "waiter", "--wait", "30"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "v2 is ready" in out
+
+
+def test_upload_wait_reports_a_rejection(cli_env, alice, tmp_path, capsys, monkeypatch) -> None:
+    bot = ready_bot(alice, "doomed")
+
+    def worker_rejects(seconds: float) -> None:
+        BotVersion.objects.filter(bot=bot, number=2).update(
+            status="rejected",
+            reject_reason="validation match 3: crash — exit 3",
+            stderr_tail="boom\n",
+        )
+
+    monkeypatch.setattr(cmd_upload, "sleep", worker_rejects)
+    source = tmp_path / "v2.py"
+    source.write_bytes(b"import sys\nsys.exit(3)\n")
+    assert main(["upload", str(source), "--bot", "doomed", "--wait"]) == 1
+    out = capsys.readouterr().out
+    assert "rejected: validation match 3: crash" in out and "boom" in out
+
+
+def test_upload_wait_gives_up_with_status_3(cli_env, alice, tmp_path, capsys, monkeypatch) -> None:
+    ready_bot(alice, "slowpoke")
+    monkeypatch.setattr(cmd_upload, "sleep", lambda s: None)
+    source = tmp_path / "v2.py"
+    source.write_bytes(RANDOM_BOT + b"# v2\n")
+    assert (
+        main(["upload", str(source), "--bot", "slowpoke", "--wait", "0"])
+        == cmd_upload.STILL_PENDING
+    )
+    assert "still validating" in capsys.readouterr().out
+
+
+def test_upload_errors_are_clear(
+    cli_env, bot_dir, alice, bob, tmp_path, capsys, monkeypatch
+) -> None:
+    def fails(argv: list[str], *expected: str) -> None:
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        for text in expected:
+            assert text in err, err
+
+    fails(["upload", str(bot_dir), "--bot", "nobody"], "no bot named 'nobody'", "--create")
+    fails(["upload", str(bot_dir), "--bot", "nobody", "--create"], "--create needs --game")
+    ready_bot(bob, "bobs")  # not alice's: she may not upload to it
+    fails(["upload", str(bot_dir), "--bot", "bobs"], "no bot named 'bobs'")
+    ready_bot(alice, "strict")
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n")
+    fails(["upload", str(bad), "--bot", "strict"], "422 upload_rejected (file)", "syntax error")
+    fails(["upload", str(tmp_path / "missing"), "--bot", "strict"], "does not exist")
+    assert BotVersion.objects.filter(bot__name="strict").count() == 1
+
+    monkeypatch.setenv("GEMARENA_TOKEN", "ga_revoked-or-never-was")
+    fails(["upload", str(bot_dir), "--bot", "strict"], "401 bad_token")
+    monkeypatch.delenv("GEMARENA_TOKEN")
+    fails(["upload", str(bot_dir), "--bot", "strict"], "no API token", "GEMARENA_TOKEN")
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("GEMARENA_TOKEN", "ga_x")
+    fails(
+        ["upload", str(bot_dir), "--bot", "strict"], "cannot reach the server at http://127.0.0.1:9"
+    )
+
+
+def test_config_file_supplies_url_and_token(
+    cli_env, alice_token, tmp_path, monkeypatch, capsys
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f'url = "{cli_env.url}"\ntoken = "{alice_token}"\n')
+    monkeypatch.delenv("GEMARENA_URL")
+    monkeypatch.delenv("GEMARENA_TOKEN")
+    monkeypatch.setenv("GEMARENA_CONFIG", str(config))
+    source = tmp_path / "solo.py"
+    source.write_bytes(RANDOM_BOT)
+    assert (
+        main(["upload", str(source), "--bot", "from-config", "--game", "splendor-duel", "--create"])
+        == 0
+    )
+    assert Bot.objects.filter(name="from-config", owner__username="alice").exists()
+    config.write_text("url = [\n")
+    assert main(["matches", "--bot", "from-config"]) == 1
+    assert "cannot read the config file" in capsys.readouterr().err
+
+
+def test_matches_lists_a_bots_matches(cli_env, alpha, beta, capsys) -> None:
+    first = create_match("splendor-duel", [alpha.active_version, beta.active_version])
+    second = create_match(
+        "splendor-duel", [beta.active_version, alpha.active_version], kind="challenge", rated=False
+    )
+    assert main(["matches", "--bot", "alpha"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("alpha (splendor-duel, owner alice): 2 matches")
+    assert out[1].split()[:3] == [str(second.pk), "challenge", "queued"]
+    assert out[2].split()[:3] == [str(first.pk), "ladder", "queued"]
+    assert "beta v1" in out[1] and "alpha v1" in out[1]
+
+    assert main(["matches", "--bot", "alpha", "--limit", "1"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    assert main(["matches", "--bot", "alpha", "--kind", "ladder", "--json"]) == 0
+    assert [m["id"] for m in json.loads(capsys.readouterr().out)] == [first.pk]
+    assert main(["matches", "--bot", "ghost"]) == 1
+    assert "no bot named 'ghost'" in capsys.readouterr().err
