@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Case, F, FloatField, QuerySet, Value, When, Window
-from django.db.models.functions import Cast, RowNumber
+from django.db.models import Case, F, FloatField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models.functions import Cast, Coalesce
 
 from ladder.models import Bot, Match, MatchSeat, RatingHistory
 
@@ -49,7 +49,7 @@ def _asc(name: str) -> F:
 
 SORTS: dict[str, SortKey] = {
     "rank": SortKey(
-        "rank", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk")
+        "#", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk")
     ),
     "bot": SortKey("bot", ("name",), ("-name",)),
     "owner": SortKey("owner", ("owner__username", "name"), ("-owner__username", "-name")),
@@ -110,24 +110,19 @@ def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
     )
 
 
-def trends(bot_ids: list[int], last: int = TREND_MATCHES) -> dict[int, float]:
-    """Elo change over each bot's last `last` rated matches (one query)."""
-    if not bot_ids:
-        return {}
-    rows = (
-        RatingHistory.objects.filter(bot_id__in=bot_ids)
-        .annotate(n=Window(RowNumber(), partition_by=[F("bot_id")], order_by=F("seq").desc()))
-        .filter(n__lte=last)
-        .values_list("bot_id", "seq", "elo_before", "elo_after")
+def with_trend(bots: QuerySet[Bot], last: int = TREND_MATCHES) -> QuerySet[Bot]:
+    """Annotate `trend`: the Elo change over each bot's last `last` rated matches.
+
+    A correlated subquery per row, walking the (bot, seq) index backwards, so
+    a page of 50 bots costs the same whether they played ten matches or ten
+    thousand.
+    """
+    history = RatingHistory.objects.filter(bot_id=OuterRef("pk")).values("elo_before")
+    start = Coalesce(
+        Subquery(history.order_by("-seq")[last - 1 : last]),
+        Subquery(history.order_by("seq")[:1]),
     )
-    first: dict[int, tuple[int, float]] = {}
-    newest: dict[int, tuple[int, float]] = {}
-    for bot_id, seq, before, after in rows:
-        if bot_id not in first or seq < first[bot_id][0]:
-            first[bot_id] = (seq, before)
-        if bot_id not in newest or seq > newest[bot_id][0]:
-            newest[bot_id] = (seq, after)
-    return {b: newest[b][1] - first[b][1] for b in first}
+    return bots.annotate(trend=F("rating__elo") - start)
 
 
 # -- bot page ----------------------------------------------------------------------
@@ -202,6 +197,9 @@ def head_to_head(bot: Bot, last: int = H2H_MATCHES) -> list[HeadToHead]:
             else:
                 row.draws += 1
     return sorted(result.values(), key=lambda r: (-r.games, r.name))
+
+
+H2H_SHOWN = 20
 
 
 def chart_history(bot: Bot, last: int = CHART_MATCHES) -> list[RatingHistory]:

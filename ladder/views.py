@@ -21,6 +21,7 @@ from ladder.charts import ChartPoint, rating_chart
 from ladder.health import all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
 from ladder.pages import (
+    H2H_SHOWN,
     SORTS,
     can_see_private,
     chart_history,
@@ -29,7 +30,7 @@ from ladder.pages import (
     parse_sort,
     queue_plan,
     recent_seats,
-    trends,
+    with_trend,
 )
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -90,12 +91,11 @@ def status(request: HttpRequest) -> HttpResponse:
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     definition = game_or_404(game)
     key, reverse, problem = parse_sort(request.GET.get("sort"))
-    paginator = Paginator(leaderboard_queryset(game, key, reverse), LEADERBOARD_PAGE_SIZE)
+    paginator = Paginator(
+        with_trend(leaderboard_queryset(game, key, reverse)), LEADERBOARD_PAGE_SIZE
+    )
     page = paginator.get_page(request.GET.get("page"))
     bots = list(page.object_list)
-    trend = trends([b.pk for b in bots])
-    for bot in bots:
-        bot.trend = trend.get(bot.pk)
     columns = []
     for name, spec in SORTS.items():
         active = name == key
@@ -128,6 +128,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     )
     private = can_see_private(request.user, bot)
     history = chart_history(bot)
+    h2h = head_to_head(bot)
     points = [
         ChartPoint(
             elo=h.elo_after,
@@ -147,7 +148,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
         "chart_size": len(points),
         "recent": recent_seats(bot),
-        "h2h": head_to_head(bot),
+        "h2h": h2h[:H2H_SHOWN],
+        "h2h_more": max(0, len(h2h) - H2H_SHOWN),
         "private": private,
     }
     if private:

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from django import template
 
-from arena import all_games
+from arena import all_games, get_game
 
 register = template.Library()
 
@@ -67,3 +67,19 @@ def duration(value) -> str:
     if seconds < 90 * 60:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+@register.filter
+def players(game) -> str:
+    """ "2 players" or "3–5 players" from a game's seat counts."""
+    counts = sorted(game.seat_counts)
+    span = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    return f"{span} players"
+
+
+@register.filter
+def game_name(game_id: str) -> str:
+    try:
+        return get_game(game_id).name
+    except ValueError:
+        return game_id

@@ -56,10 +56,11 @@
       status.textContent = state.status_label;
       status.className = "status " + state.status;
       var c = state.validation_matches, total = 0;
-      for (var k in c) { if (k !== "cancelled") total += c[k]; }
+      for (var k in c) { total += c[k]; }
       var text = c.finished + " of " + total + " validation matches finished";
       if (c.running) text += ", " + c.running + " running";
       if (c.queued) text += ", " + c.queued + " queued";
+      if (c.cancelled) text += ", " + c.cancelled + " cancelled";
       el("progress").textContent = text + ".";
       el("spinner").hidden = state.done;
       el("rejected").hidden = state.status !== "rejected";
