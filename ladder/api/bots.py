@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.core.validators import validate_slug
 from django.db import IntegrityError
 from django.http import FileResponse, HttpRequest
 from ninja import Field, File, Query, Router, Status, UploadedFile
 
-from arena import OptionError, get_game
 from ladder import bots as bot_service
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.errors import ApiError, binary_response, errors
@@ -80,17 +77,7 @@ def list_bots(request: HttpRequest, filters: Query[BotFilters]):
 def create_bot(request: HttpRequest, data: BotIn):
     """A new, empty bot of yours; upload its code with POST /api/bots/{id}/versions."""
     user = require_user(request)
-    name = data.name.strip()
-    try:
-        validate_slug(name)
-    except DjangoValidationError:
-        raise ApiError(
-            422, "a bot name may hold only letters, digits, - and _", field="name"
-        ) from None
-    try:
-        get_game(data.game)
-    except OptionError as exc:
-        raise ApiError(422, str(exc), field="game") from None
+    name = data.name  # the schema checked its characters and length; data.game is known
     taken = f"a {data.game} bot named {name!r} exists already; pick another name"
     if Bot.objects.filter(game=data.game, name=name).exists():
         raise ApiError(409, taken, field="name")

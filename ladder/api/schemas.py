@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from django.urls import reverse
 from ninja import Field, Schema
 
+from arena import all_games
 from ladder.api.auth import sees_private
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
@@ -118,12 +119,17 @@ class BotPage(PageMeta):
     results: list[BotOut]
 
 
+#: the registered games' ids, so the schema lists them
+GameId = Literal[tuple(g.id for g in all_games())]  # type: ignore[valid-type]
+
+
 class BotIn(Schema):
-    game: str = Field(description="a game id from GET /api/games", max_length=40)
+    game: GameId = Field(description="a game id from GET /api/games")
     name: str = Field(
         description="letters, digits, - and _; unique within the game",
         min_length=1,
         max_length=40,
+        pattern=r"^[-a-zA-Z0-9_]+$",
     )
     description: str = Field("", max_length=300)
 
