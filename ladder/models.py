@@ -97,7 +97,11 @@ class Bot(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game")]
-        indexes = [models.Index(fields=["game", "enabled"])]
+        indexes = [
+            models.Index(fields=["game", "enabled"]),
+            # the queue page lists playing bots by when they last played
+            models.Index(fields=["-last_played_at"], name="bot_last_played"),
+        ]
         ordering = ["game", "name"]
 
     def __str__(self) -> str:
@@ -202,6 +206,8 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["status", "created_at"]),
             models.Index(fields=["game", "-finished_at"]),
+            # the queue page counts the matches finished in the last hour and day
+            models.Index(fields=["finished_at"], name="match_finished_at"),
         ]
         constraints = [
             models.CheckConstraint(

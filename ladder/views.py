@@ -204,8 +204,13 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
         replay = replay_from_bytes(data)
     except (OSError, ReplayError) as exc:
         raise Http404(f"The replay of match {match.pk} cannot be read: {exc}") from None
-    seats = match.seats.select_related("version__bot").only("seat", "version__bot__owner_id")
-    allowed = {s.seat for s in seats if can_see_private(request.user, s.version.bot)}
+    user = request.user
+    owners = MatchSeat.objects.filter(match=match).values_list("seat", "version__bot__owner_id")
+    allowed = {
+        seat
+        for seat, owner_id in owners
+        if user.is_authenticated and (user.is_staff or owner_id == user.pk)
+    }
     hidden = [s for s in replay["steps"] if s.get("note") and s.get("seat") not in allowed]
     if hidden:
         for step in hidden:
