@@ -126,7 +126,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_TASK_DEFAULT_QUEUE = "gemarena"
+#: the queue matches are sent to and workers take them from; two platforms may
+#: share one Redis with different queues (tests use a queue of their own)
+CELERY_TASK_DEFAULT_QUEUE = env_str("GEMARENA_QUEUE", "gemarena")
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "ladder.tasks.heartbeat", "schedule": 20.0},

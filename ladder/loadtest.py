@@ -363,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     media.mkdir(mode=0o755)
     queue = f"gemarena-loadtest-{os.getpid()}"
     os.environ.update(
+        GEMARENA_QUEUE=queue,
         DATABASE_URL=db_url,
         GEMARENA_MEDIA_DIR=str(media),
         SANDBOX_BACKEND="docker",

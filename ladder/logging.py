@@ -2,8 +2,8 @@
 
 `match_context(match_id)` marks the records logged while a match is played
 (by the ladder, the runner and the sandbox alike). The runner's seat threads
-do not inherit context variables, so the match is also kept per process: a
-worker process (solo or prefork pool) plays one match at a time. `ContextFilter`
+do not inherit context variables; they are named after the match
+(`ask-<match>_0`), which is where their records get it from. `ContextFilter`
 puts `match_id` and `worker` on every record; `JsonFormatter` writes one JSON
 object per line (LOG_FORMAT=json), the plain format shows them as
 `[match=12 worker=w1@host]`.
@@ -15,13 +15,16 @@ import contextvars
 import json
 import logging
 import os
+import re
 import socket
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 _match_id: contextvars.ContextVar[str] = contextvars.ContextVar("gemarena_match_id", default="")
-_process_match = {"id": ""}
+#: thread names of the match runner's pools: start-<tag>_0, ask-<tag>_1, stop-<tag>_0
+_RUNNER_THREAD = re.compile(r"^(?:start|ask|stop)-(\w+)_\d+$")
 _worker = {"name": os.environ.get("GEMARENA_WORKER_NAME", "") or socket.gethostname()}
 
 #: attributes every LogRecord has; anything else was passed with `extra=`
@@ -36,16 +39,18 @@ def set_worker_name(name: str) -> None:
 @contextmanager
 def match_context(match_id: int | str) -> Iterator[None]:
     token = _match_id.set(str(match_id))
-    _process_match["id"] = str(match_id)
     try:
         yield
     finally:
         _match_id.reset(token)
-        _process_match["id"] = ""
 
 
 def current_match_id() -> str:
-    return _match_id.get() or _process_match["id"]
+    found = _match_id.get()
+    if not found:
+        runner = _RUNNER_THREAD.match(threading.current_thread().name)
+        found = runner.group(1) if runner else ""
+    return found
 
 
 class ContextFilter(logging.Filter):

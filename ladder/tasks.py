@@ -108,16 +108,13 @@ def _run_match(task, match_id: int) -> str:
             else f"platform error {type(exc).__name__}"
         )
         log.warning("match %s: %s: %s", match_id, kind, exc)
-        # the containers go first: once released, the next attempt's carry the same label
-        selftest.discard_match_sandboxes(str(match_id))
-        close_old_connections()
-        ok, detail = selftest.run_self_test(worker)
-        error = f"{kind}: {exc}"
-        return retry_database(
-            f"match {match_id}: releasing",
-            lambda: release_after_fault(match_id, claim, error, count_attempt=ok),
-            RECORD_RETRY_S,
-        )
+        return after_system_fault(match_id, claim, worker, f"{kind}: {exc}")
+    trouble = sandbox_trouble(result)
+    if trouble:
+        # A seat "crashed" but the engine could not confirm how it ended (the
+        # daemon went away mid-match): never rate that as the bot's fault.
+        log.warning("match %s: sandbox failed during the match: %s", match_id, trouble)
+        return after_system_fault(match_id, claim, worker, f"sandbox failed: {trouble}")
     recorded = retry_database(
         f"match {match_id}: recording the result",
         lambda: record_result(match_id, claim, result),
@@ -128,6 +125,29 @@ def _run_match(task, match_id: int) -> str:
         return "claim lost"
     log.info("match %s: finished (%s)", match_id, result.outcome.reason)
     return "finished"
+
+
+def sandbox_trouble(result) -> str:
+    """Why a faulted seat's ending cannot be trusted ("" when it can): its
+    sandbox reported trouble talking to the engine while tearing down."""
+    for seat, (fault, exit_report) in enumerate(zip(result.faults, result.exits, strict=False)):
+        detail = (exit_report or {}).get("detail", "")
+        if fault is not None and detail:
+            return f"seat {seat} ({fault.kind}): {detail[:500]}"
+    return ""
+
+
+def after_system_fault(match_id: int, claim, worker: str, error: str) -> str:
+    """Clean up after a failed attempt and hand the match back (or error it)."""
+    # the containers go first: once released, the next attempt's carry the same label
+    selftest.discard_match_sandboxes(str(match_id))
+    close_old_connections()
+    ok, _detail = selftest.run_self_test(worker)
+    return retry_database(
+        f"match {match_id}: releasing",
+        lambda: release_after_fault(match_id, claim, error, count_attempt=ok),
+        RECORD_RETRY_S,
+    )
 
 
 class LiveRecorder:
@@ -216,6 +236,9 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
             pk=match_id, status=Match.Status.RUNNING, heartbeat_at__lt=cutoff
         ).update(status=Match.Status.QUEUED, claim=None, worker="", error="worker lost")
         if released:
+            # its bot containers (if the engine is this worker's; each worker
+            # host also runs `python -m sandbox reap` for the rest)
+            selftest.discard_match_sandboxes(str(match_id))
             LiveStep.objects.filter(match_id=match_id).delete()
             log.warning("match %s: worker lost, back to the queue", match_id)
             enqueue(match_id)

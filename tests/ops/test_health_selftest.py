@@ -153,3 +153,18 @@ def test_log_records_carry_match_and_worker() -> None:
     outside = logging.LogRecord("ladder", logging.INFO, __file__, 1, "bye", (), None)
     ContextFilter().filter(outside)
     assert json.loads(JsonFormatter().format(outside))["match_id"] is None
+
+
+def test_runner_threads_log_their_match() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def record_in_thread() -> str:
+        record = logging.LogRecord("arena.runner", logging.INFO, __file__, 1, "x", (), None)
+        ContextFilter().filter(record)
+        return record.match_id
+
+    # the runner names its pools after the match: ask-<match>_N
+    with ThreadPoolExecutor(1, thread_name_prefix="ask-31") as pool:
+        assert pool.submit(record_in_thread).result() == "31"
+    with ThreadPoolExecutor(1, thread_name_prefix="heartbeat") as pool:
+        assert pool.submit(record_in_thread).result() == ""

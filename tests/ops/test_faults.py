@@ -1,0 +1,370 @@
+"""Faults under a running ladder: real workers, PostgreSQL, Redis and Docker.
+
+Each test queues matches, starts two worker processes, injects one fault
+mid-run, lets the platform recover, and checks the promises:
+
+- every queued match is played to the end exactly once (all finished, one
+  ranked row per seat);
+- no rating is applied twice and none is lost (one rating row per seat, the
+  rating sequence has no gap, Elo equals a recompute from the results);
+- no bot container of these matches is left on the engine.
+
+Faults: Redis restarted (without persistence: its messages are gone),
+PostgreSQL restarted, a worker SIGKILLed, and one worker's Docker engine
+unreachable for a while (its DOCKER_HOST is a proxy socket this test cuts:
+the shared daemon itself is never touched).
+
+They restart the machine's Redis and PostgreSQL: run them where that is
+allowed (CI, a development machine), e.g.
+`.venv/bin/pytest tests/ops/test_faults.py -m "postgres and redis and docker"`.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from ladder import tasks
+from ladder.bots import add_version, install_builtin
+from ladder.leaderboard import recompute_elo
+from ladder.matches import create_match
+from ladder.models import Match, MatchSeat, RatingHistory, WorkerHeartbeat
+from tests.ladder.conftest import wait_for
+from tests.ops.conftest import named_workers
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.docker,
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+]
+
+# about 160 decisions at 10 ms: a match lasts 2-3 s, so faults land mid-match
+STEADY_BOT = b"""
+import json, random, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "start":
+        print(json.dumps("ready"), flush=True)
+    elif msg.get("type") == "request":
+        time.sleep(0.01)
+        print(json.dumps(random.choice(msg["legal"])), flush=True)
+    elif msg.get("type") == "end":
+        break
+"""
+MATCHES = 12
+WORKER_ENV = {
+    "SANDBOX_BACKEND": "docker",
+    "WORKER_HEARTBEAT_SECONDS": "2",
+    "MATCH_STALE_SECONDS": "30",
+    "LOG_LEVEL": "INFO",
+}
+
+
+def queue_matches(count: int = MATCHES) -> list[int]:
+    bots = [install_builtin("splendor-duel", "random", bot_name=f"f-{i}") for i in range(4)]
+    versions = [add_version(b, "steady.py", STEADY_BOT, validate=False) for b in bots]
+    ids = []
+    for n in range(count):
+        a, b = versions[n % 4], versions[(n + 1 + n // 4) % 4]
+        if a == b:
+            b = versions[(n + 2) % 4]
+        ids.append(create_match("splendor-duel", [a, b]).pk)
+    return ids
+
+
+def db_retrying(fn, timeout_s: float = 60):
+    """Queries from the test itself while PostgreSQL may be restarting."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            return fn()
+        except Exception:
+            connection.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+def finished_count(ids: list[int]) -> int:
+    return db_retrying(
+        lambda: Match.objects.filter(pk__in=ids, status=Match.Status.FINISHED).count()
+    )
+
+
+def wait_finished(ids: list[int], timeout_s: float, tick=None) -> None:
+    """Wait for all matches, calling tick() (a beat stand-in) every few seconds."""
+    deadline = time.monotonic() + timeout_s
+    last_tick = 0.0
+    while time.monotonic() < deadline:
+        if finished_count(ids) == len(ids):
+            return
+        if tick and time.monotonic() - last_tick > 3:
+            last_tick = time.monotonic()
+            db_retrying(tick)
+        time.sleep(0.5)
+    states = db_retrying(
+        lambda: list(Match.objects.filter(pk__in=ids).values_list("status", "attempts", "error"))
+    )
+    raise AssertionError(f"not all {len(ids)} matches finished in {timeout_s} s: {states}")
+
+
+def our_containers(ids: list[int], since: float) -> list[str]:
+    import docker
+
+    api = docker.APIClient(timeout=30)
+    tags = {str(i) for i in ids}
+    found = []
+    for info in api.containers(all=True, filters={"label": ["gemarena.sandbox=1"]}):
+        labels = info.get("Labels") or {}
+        if (
+            labels.get("gemarena.match") in tags
+            and float(labels.get("gemarena.sandbox.created", 0)) >= since
+        ):
+            found.append((info.get("Names") or ["?"])[0])
+    return found
+
+
+def assert_promises(ids: list[int], since: float) -> None:
+    n = len(ids)
+    assert Match.objects.filter(pk__in=ids, status=Match.Status.FINISHED).count() == n
+    assert MatchSeat.objects.filter(match_id__in=ids, rank__isnull=False).count() == 2 * n
+    assert RatingHistory.objects.filter(match_id__in=ids).count() == 2 * n
+    seqs = sorted(Match.objects.filter(pk__in=ids).values_list("rating_seq", flat=True))
+    assert seqs == list(range(seqs[0], seqs[0] + n)), seqs
+    assert recompute_elo("splendor-duel", write=False).differences == []
+    # containers: the workers remove leftovers on their next heartbeat
+    wait_for(lambda: not our_containers(ids, since), 30, "no container of these matches left")
+
+
+def stale_tick() -> None:
+    """What beat's reap-stale-matches does, without reaping other runs' containers by age."""
+    tasks.reap_stale_matches.run(older_than_s=10**9)
+
+
+# --- Redis --------------------------------------------------------------------------
+
+
+def restart_redis() -> float:
+    """Stop the local Redis (no save: its messages are lost) and start it again."""
+    t0 = time.monotonic()
+    subprocess.run(["redis-cli", "-p", "6379", "shutdown", "nosave"], check=False, timeout=10)
+    subprocess.run(
+        [
+            "redis-server",
+            "--port",
+            "6379",
+            "--bind",
+            "127.0.0.1",
+            "--daemonize",
+            "yes",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        check=True,
+        timeout=10,
+    )
+    for _ in range(50):
+        if (
+            subprocess.run(["redis-cli", "-p", "6379", "ping"], capture_output=True).stdout.strip()
+            == b"PONG"
+        ):
+            break
+        time.sleep(0.1)
+    return time.monotonic() - t0
+
+
+def test_redis_restart_loses_no_match(media_dir) -> None:
+    if not os.environ.get("REDIS_URL", "").startswith("redis://127.0.0.1:6379"):
+        pytest.skip("restarts the local Redis on 127.0.0.1:6379 only")
+    since = time.time()
+    ids = queue_matches()
+    assert tasks.broker_forgot_messages() in (True, False)  # sets the marker
+    with named_workers(["a", "b"], media_dir, {"a": WORKER_ENV, "b": WORKER_ENV}):
+        wait_for(lambda: finished_count(ids) >= 3, 120, "3 matches to finish")
+        down_s = restart_redis()
+        print(f"redis down for {down_s:.2f} s")
+        wait_finished(ids, 240, tick=stale_tick)
+    assert_promises(ids, since)
+
+
+# --- PostgreSQL ----------------------------------------------------------------------
+
+
+def test_postgres_restart_loses_no_result(media_dir) -> None:
+    if not Path("/usr/bin/pg_ctlcluster").exists():
+        pytest.skip("needs pg_ctlcluster to restart the local PostgreSQL")
+    since = time.time()
+    ids = queue_matches()
+    with named_workers(["a", "b"], media_dir, {"a": WORKER_ENV, "b": WORKER_ENV}):
+        wait_for(lambda: finished_count(ids) >= 3, 120, "3 matches to finish")
+        t0 = time.monotonic()
+        subprocess.run(
+            ["pg_ctlcluster", "15", "main", "restart", "-m", "fast"], check=True, timeout=60
+        )
+        print(f"postgres restarted in {time.monotonic() - t0:.2f} s")
+        connection.close()
+        wait_finished(ids, 240, tick=stale_tick)
+    assert_promises(ids, since)
+    # nothing was counted as the bots' fault or errored
+    assert not Match.objects.filter(pk__in=ids, seats__fault__gt="").exists()
+
+
+# --- a worker killed ------------------------------------------------------------------
+
+
+def test_killed_worker_loses_no_match(media_dir, settings) -> None:
+    settings.MATCH_STALE_SECONDS = 30
+    since = time.time()
+    ids = queue_matches()
+    env = {"victim": WORKER_ENV, "survivor": WORKER_ENV}
+    with named_workers(["victim", "survivor"], media_dir, env) as procs:
+        victim = procs["victim"]
+        wait_for(
+            lambda: Match.objects.filter(
+                pk__in=ids, status=Match.Status.RUNNING, worker__startswith="victim"
+            ).exists(),
+            120,
+            "the first worker to be mid-match",
+        )
+        time.sleep(1)
+        os.killpg(victim.pid, signal.SIGKILL)
+        victim.wait(timeout=10)
+        # the survivor plays the rest; the reaper returns the victim's match after 30 s
+        wait_finished(ids, 300, tick=stale_tick)
+    assert_promises(ids, since)
+    assert Match.objects.filter(pk__in=ids, attempts=2).count() >= 1
+
+
+# --- one worker's Docker engine unreachable ---------------------------------------------
+
+
+class CuttableDockerSocket:
+    """A unix socket that forwards to the Docker engine until cut: then it
+    refuses new connections and drops open ones (as a daemon restart does)."""
+
+    def __init__(self, path: Path, target: str = "/var/run/docker.sock") -> None:
+        self.path = path
+        self.target = target
+        self.conns: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.listener: socket.socket | None = None
+        self.stopped = threading.Event()
+        self.restore()
+
+    def restore(self) -> None:
+        self.path.unlink(missing_ok=True)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(self.path))
+        listener.listen(64)
+        self.listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        listener, self.listener = self.listener, None
+        if listener:
+            listener.close()
+        self.path.unlink(missing_ok=True)
+        with self.lock:
+            for conn in self.conns:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                conn.close()
+            self.conns.clear()
+
+    def close(self) -> None:
+        self.stopped.set()
+        self.cut()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while not self.stopped.is_set():
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            upstream.connect(self.target)
+            with self.lock:
+                self.conns += [client, upstream]
+            threading.Thread(target=self._pump, args=(client, upstream), daemon=True).start()
+
+    def _pump(self, a: socket.socket, b: socket.socket) -> None:
+        peers = {a: b, b: a}
+        try:
+            while not self.stopped.is_set():
+                ready, _, _ = select.select([a, b], [], [], 1.0)
+                for sock in ready:
+                    data = sock.recv(65536)
+                    if not data:
+                        return
+                    peers[sock].sendall(data)
+        except (OSError, ValueError):
+            return
+        finally:
+            for sock in (a, b):
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+
+def test_unreachable_docker_engine_on_one_worker(media_dir) -> None:
+    since = time.time()
+    ids = queue_matches()
+    proxy = CuttableDockerSocket(Path(f"/tmp/gemarena-test-docker-{os.getpid()}.sock"))
+    seen_failing = []
+    try:
+        env = {"cut": {**WORKER_ENV, "DOCKER_HOST": f"unix://{proxy.path}"}, "direct": WORKER_ENV}
+        with named_workers(["cut", "direct"], media_dir, env):
+            wait_for(lambda: finished_count(ids) >= 2, 120, "2 matches to finish")
+            wait_for(
+                lambda: Match.objects.filter(
+                    pk__in=ids, status=Match.Status.RUNNING, worker__startswith="cut"
+                ).exists(),
+                60,
+                "the proxied worker to be mid-match",
+            )
+            proxy.cut()
+            deadline = time.monotonic() + 12
+            while time.monotonic() < deadline:
+                failing = db_retrying(
+                    lambda: list(
+                        WorkerHeartbeat.objects.filter(self_test_ok=False).values_list(
+                            "hostname", flat=True
+                        )
+                    )
+                )
+                seen_failing += failing
+                time.sleep(0.5)
+            proxy.restore()
+            wait_finished(ids, 240, tick=stale_tick)
+            # the proxied worker passes its self-test again and takes matches
+            wait_for(
+                lambda: WorkerHeartbeat.objects.filter(
+                    hostname__startswith="cut", self_test_ok=True
+                ).exists(),
+                30,
+                "the proxied worker's self-test to pass again",
+            )
+            assert_promises(ids, since)
+    finally:
+        proxy.close()
+    assert any(h.startswith("cut") for h in seen_failing), (
+        "the cut worker never reported its failing self-test"
+    )
+    # the interrupted match was not the bots' fault: nobody faulted, nothing errored
+    assert not MatchSeat.objects.filter(match_id__in=ids).exclude(fault="").exists()
