@@ -160,7 +160,7 @@ class Filler:
 
     def add_matches(self, count: int, deadline: float) -> int:
         """Up to `count` finished rated matches; stops at the deadline. Returns how many."""
-        from ladder.models import Match
+        from django.db import transaction
 
         games = list(GAMES)
         weights = list(GAMES.values())
@@ -256,6 +256,13 @@ class Filler:
                     )
                 )
             done += 1
+        with transaction.atomic():  # a batch lands whole or not at all
+            self._copy_batch(match_rows, seat_rows, history_rows)
+        return done
+
+    def _copy_batch(self, match_rows: list, seat_rows: list, history_rows: list) -> None:
+        from ladder.models import Match
+
         copy_rows(
             Match._meta.db_table,
             [
@@ -314,7 +321,6 @@ class Filler:
             ],
             history_rows,
         )
-        return done
 
     def write_ratings(self) -> None:
         """Current Elo, and a leaderboard fit drawn around each bot's true strength."""
