@@ -145,6 +145,13 @@ def assert_promises(ids: list[int], since: float) -> None:
     assert recompute_elo("splendor-duel", write=False).differences == []
     # containers: the workers remove leftovers on their next heartbeat
     wait_for(lambda: not our_containers(ids, since), 30, "no container of these matches left")
+    attempts = sorted(Match.objects.filter(pk__in=ids).values_list("attempts", flat=True))
+    workers = sorted(set(Match.objects.filter(pk__in=ids).values_list("worker", flat=True)))
+    print(
+        f"\n  result: {n}/{n} finished once, {2 * n} rating rows, rating_seq "
+        f"{seqs[0]}..{seqs[-1]} without gaps, Elo = recompute, 0 containers left; "
+        f"attempts {attempts}; played by {workers}"
+    )
 
 
 def stale_tick() -> None:
@@ -195,7 +202,10 @@ def test_redis_restart_loses_no_match(media_dir) -> None:
     with named_workers(["a", "b"], media_dir, {"a": WORKER_ENV, "b": WORKER_ENV}):
         wait_for(lambda: finished_count(ids) >= 3, 120, "3 matches to finish")
         down_s = restart_redis()
-        print(f"redis down for {down_s:.2f} s")
+        lost = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).count()
+        print(
+            f"\n  redis restarted without persistence in {down_s:.2f} s; {lost} queued matches lost their message"
+        )
         wait_finished(ids, 240, tick=stale_tick)
     assert_promises(ids, since)
 
@@ -214,7 +224,7 @@ def test_postgres_restart_loses_no_result(media_dir) -> None:
         subprocess.run(
             ["pg_ctlcluster", "15", "main", "restart", "-m", "fast"], check=True, timeout=60
         )
-        print(f"postgres restarted in {time.monotonic() - t0:.2f} s")
+        print(f"\n  postgres restarted in {time.monotonic() - t0:.2f} s")
         connection.close()
         wait_finished(ids, 240, tick=stale_tick)
     assert_promises(ids, since)
@@ -240,6 +250,12 @@ def test_killed_worker_loses_no_match(media_dir, settings) -> None:
             "the first worker to be mid-match",
         )
         time.sleep(1)
+        running = Match.objects.filter(
+            pk__in=ids, status=Match.Status.RUNNING, worker__startswith="victim"
+        )
+        print(
+            f"\n  SIGKILL to worker 'victim' while it plays match {list(running.values_list('pk', flat=True))}"
+        )
         os.killpg(victim.pid, signal.SIGKILL)
         victim.wait(timeout=10)
         # the survivor plays the rest; the reaper returns the victim's match after 30 s
@@ -339,6 +355,9 @@ def test_unreachable_docker_engine_on_one_worker(media_dir) -> None:
                 "the proxied worker to be mid-match",
             )
             proxy.cut()
+            print(
+                "\n  docker socket of worker 'cut' cut for 12 s (new connections refused, open ones dropped)"
+            )
             deadline = time.monotonic() + 12
             while time.monotonic() < deadline:
                 failing = db_retrying(
