@@ -132,3 +132,31 @@ def test_unexpected_exceptions_become_a_logged_500_in_the_shape(as_alice, monkey
 def test_every_status_has_a_default_code() -> None:
     for status in (400, 401, 403, 404, 409, 413, 422, 429, 500):
         assert api_errors.ERROR_CODES[status]
+
+
+def test_the_schema_is_served_and_lists_every_endpoint(client) -> None:
+    schema = client.get("/api/openapi.json").json()
+    assert schema["openapi"].startswith("3.")
+    assert set(schema["paths"]) == {
+        "/api/games",
+        "/api/games/{game_id}",
+        "/api/games/{game_id}/leaderboard",
+        "/api/bots",
+        "/api/bots/{bot_id}",
+        "/api/bots/{bot_id}/versions",
+        "/api/bots/{bot_id}/ratings",
+        "/api/versions/{version_id}",
+        "/api/versions/{version_id}/source",
+        "/api/matches",
+        "/api/matches/{match_id}",
+        "/api/matches/{match_id}/replay",
+        "/api/challenges",
+        "/api/me",
+        "/api/tokens",
+        "/api/tokens/{token_id}",
+    }
+    assert set(schema["components"]["securitySchemes"]) == {"TokenAuth", "SessionAuth"}
+    # public reads say that signing in is optional; writes require it
+    assert {} in schema["paths"]["/api/games"]["get"]["security"]
+    assert {} not in schema["paths"]["/api/bots"]["post"]["security"]
+    assert client.get("/api/docs").status_code == 200

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
@@ -29,7 +31,15 @@ BUSINESS_RULE_422 = {("POST", "/api/challenges"), ("POST", "/api/bots/{bot_id}/v
 def api_schema(alpha, beta, settings):
     # Requests are sent with a token; uploads hit the real checks, so keep them small.
     settings.MAX_UPLOADS_PER_HOUR = 5
-    return schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())
+    # Like Django's test client: the WSGI handler must not close the test's
+    # connection (inside its transaction) at the end of each request.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield schemathesis.openapi.from_wsgi("/api/openapi.json", get_wsgi_application())
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")
