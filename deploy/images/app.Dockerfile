@@ -6,7 +6,7 @@ ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     DJANGO_SETTINGS_MODULE=config.settings \
     GEMARENA_VAR_DIR=/var/lib/gemarena \
-    PATH=/opt/gemarena/venv/bin:/usr/bin:/bin
+    PATH=/opt/gemarena/venv/bin:/usr/sbin:/usr/bin:/sbin:/bin
 COPY wheels /tmp/wheels
 RUN python3 -m venv /opt/gemarena/venv \
  && /opt/gemarena/venv/bin/pip install --no-index --find-links /tmp/wheels --no-cache-dir \

@@ -36,7 +36,9 @@ trap 'rm -rf "$ctx"' EXIT
 # the project's sources (what git tracks), and its dependencies as wheels
 git archive --format=tar HEAD | tar -C "$ctx" -x
 mkdir "$ctx/wheels"
-"$python" -m pip wheel --quiet --wheel-dir "$ctx/wheels" "$ctx"
+# async-timeout: redis-py needs it below Python 3.11.3, and Debian bookworm's
+# python3 is 3.11.2 — a newer host interpreter would leave it out
+"$python" -m pip wheel --quiet --wheel-dir "$ctx/wheels" "$ctx" "async-timeout>=4.0.3"
 rm -f "$ctx"/wheels/gem_arena-*.whl  # the app runs from its source tree
 
 docker build --network none -f deploy/images/app.Dockerfile -t gemarena-app:latest "$ctx"
