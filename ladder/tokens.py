@@ -34,6 +34,10 @@ class TokenError(ValueError):
     """A token request is refused; the message is for the user."""
 
 
+class TokenLimitError(TokenError):
+    """The user holds MAX_ACTIVE_TOKENS active tokens already."""
+
+
 def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
@@ -46,7 +50,7 @@ def create_token(user, name: str) -> tuple[ApiToken, str]:
     if len(name) > MAX_NAME_LENGTH:
         raise TokenError(f"the name is {len(name)} characters; the limit is {MAX_NAME_LENGTH}")
     if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:
-        raise TokenError(
+        raise TokenLimitError(
             f"you have {MAX_ACTIVE_TOKENS} active tokens, the limit; revoke one you no longer use"
         )
     raw = TOKEN_PREFIX + secrets.token_urlsafe(30)

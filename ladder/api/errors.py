@@ -93,8 +93,9 @@ def error_response(
 
 
 def errors(*statuses: int) -> dict[int, type[ErrorOut]]:
-    """`response=` entries documenting the error statuses an operation may return."""
-    return dict.fromkeys((400, 422, 500, *statuses), ErrorOut)
+    """`response=` entries documenting the error statuses an operation may return
+    (every operation may answer 400, 401 for a bad token, 422 and 500)."""
+    return dict.fromkeys(sorted({400, 401, 422, 500, *statuses}), ErrorOut)
 
 
 def binary_response(description: str, media_type: str) -> dict:

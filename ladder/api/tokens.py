@@ -35,7 +35,12 @@ class NewTokenOut(TokenOut):
 
 
 class TokenIn(Schema):
-    name: str = Field(min_length=1, max_length=tokens.MAX_NAME_LENGTH)
+    name: str = Field(
+        min_length=1,
+        max_length=tokens.MAX_NAME_LENGTH,
+        pattern=r"\S",
+        description="what the token is for (not only spaces)",
+    )
 
 
 def token_out(token) -> dict:
@@ -62,11 +67,15 @@ def list_tokens(request: HttpRequest):
     return [token_out(t) for t in tokens.list_tokens(require_user(request))]
 
 
-@router.post("/tokens", response={201: NewTokenOut, **errors(401, 403)}, url_name="token_create")
+@router.post(
+    "/tokens", response={201: NewTokenOut, **errors(401, 403, 429)}, url_name="token_create"
+)
 def create_token(request: HttpRequest, data: TokenIn):
     """A new token; the response holds it once — store it now."""
     try:
         token, raw = tokens.create_token(require_user(request), data.name)
+    except tokens.TokenLimitError as exc:
+        raise ApiError(429, str(exc)) from None
     except tokens.TokenError as exc:
         raise ApiError(422, str(exc), field="name") from None
     return Status(201, {**token_out(token), "token": raw})

@@ -19,7 +19,7 @@ from tests.api.conftest import bearer
 
 pytestmark = pytest.mark.django_db
 
-MAX_EXAMPLES = 12
+MAX_EXAMPLES = 20
 #: operations that answer 422 to schema-valid requests by rule: a challenge's seat
 #: count and options depend on the game, an upload's content is checked by
 #: ladder/uploads.py. Every other check (no 5xx, documented status, content

@@ -12,6 +12,7 @@ from ladder.models import ApiToken
 from ladder.tokens import (
     MAX_ACTIVE_TOKENS,
     TokenError,
+    TokenLimitError,
     authenticate,
     create_token,
     list_tokens,
@@ -74,7 +75,7 @@ def test_names_are_checked_and_active_tokens_are_capped(alice) -> None:
         create_token(alice, "x" * 61)
     for i in range(MAX_ACTIVE_TOKENS):
         create_token(alice, f"t{i}")
-    with pytest.raises(TokenError, match="revoke"):
+    with pytest.raises(TokenLimitError, match="revoke"):
         create_token(alice, "one more")
     revoke_token(alice, list_tokens(alice).first().pk)
     create_token(alice, "one more")

@@ -52,3 +52,11 @@ def test_token_name_is_required(as_alice) -> None:
         as_alice.post("/api/tokens", {"name": "   "}, "application/json"), 422, "invalid", "name"
     )
     assert ApiToken.objects.count() == 1  # alice's fixture token only
+
+
+def test_too_many_tokens_is_a_429(as_alice, monkeypatch) -> None:
+    monkeypatch.setattr("ladder.tokens.MAX_ACTIVE_TOKENS", 2)
+    assert as_alice.post("/api/tokens", {"name": "two"}, "application/json").status_code == 201
+    response = as_alice.post("/api/tokens", {"name": "three"}, "application/json")
+    assert_error(response, 429, "rate_limited")
+    assert ApiToken.objects.count() == 2
