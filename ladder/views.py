@@ -246,7 +246,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         if bot.queue_position and per_hour:
             bot.expected_in = timedelta(hours=bot.queue_position / per_hour)
     ctx = {
-        "queued": [m for m in plan.matches],
+        "queued": plan.matches,
         "queued_count": Match.objects.filter(status=Match.Status.QUEUED).count(),
         "running": running_matches(limit=50),
         "workers": list(WorkerHeartbeat.objects.order_by("hostname")),
