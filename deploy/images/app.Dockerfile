@@ -14,7 +14,7 @@ RUN python3 -m venv /opt/gemarena/venv \
  && rm -rf /tmp/wheels \
  && groupadd --system --gid 10001 gemarena \
  && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/gemarena gemarena \
- && mkdir -p /var/lib/gemarena && chown gemarena:gemarena /var/lib/gemarena
+ && mkdir -p /var/lib/gemarena/beat && chown -R gemarena:gemarena /var/lib/gemarena
 COPY . /opt/gemarena/app
 WORKDIR /opt/gemarena/app
 # static files are part of the image (collected with the production storage,
