@@ -125,6 +125,14 @@ def with_trend(bots: QuerySet[Bot], last: int = TREND_MATCHES) -> QuerySet[Bot]:
     return bots.annotate(trend=F("rating__elo") - start)
 
 
+def trends(bot_ids: list[int]) -> dict[int, float]:
+    """The trend of a page of bots, in one query of its own: annotating the
+    sorted leaderboard query instead would compute it for every row the sort
+    reads (and every row an OFFSET skips), not just the page's."""
+    rows = with_trend(Bot.objects.filter(pk__in=bot_ids)).values_list("pk", "trend")
+    return dict(rows) if bot_ids else {}
+
+
 # -- bot page ----------------------------------------------------------------------
 
 

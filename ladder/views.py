@@ -30,7 +30,7 @@ from ladder.pages import (
     parse_sort,
     queue_plan,
     recent_seats,
-    with_trend,
+    trends,
 )
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -91,11 +91,12 @@ def status(request: HttpRequest) -> HttpResponse:
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     definition = game_or_404(game)
     key, reverse, problem = parse_sort(request.GET.get("sort"))
-    paginator = Paginator(
-        with_trend(leaderboard_queryset(game, key, reverse)), LEADERBOARD_PAGE_SIZE
-    )
+    paginator = Paginator(leaderboard_queryset(game, key, reverse), LEADERBOARD_PAGE_SIZE)
     page = paginator.get_page(request.GET.get("page"))
     bots = list(page.object_list)
+    trend = trends([b.pk for b in bots])
+    for bot in bots:
+        bot.trend = trend.get(bot.pk)
     columns = []
     for name, spec in SORTS.items():
         active = name == key
