@@ -168,3 +168,27 @@ def test_runner_threads_log_their_match() -> None:
         assert pool.submit(record_in_thread).result() == "31"
     with ThreadPoolExecutor(1, thread_name_prefix="heartbeat") as pool:
         assert pool.submit(record_in_thread).result() == ""
+
+
+def test_status_trusts_the_workers_when_web_has_no_docker(
+    client: Client, settings, monkeypatch, tmp_path
+) -> None:
+    # the web process of a production deployment has no Docker socket
+    settings.SANDBOX_BACKEND = "docker"
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/none.sock")
+    checks = {c["name"]: c for c in client.get("/status/?format=json").json()["checks"]}
+    assert checks["Sandbox"]["ok"] is False  # no worker vouches for Docker yet
+    WorkerHeartbeat.beat("w1@host", "docker")
+    WorkerHeartbeat.objects.update(self_test_ok=True, self_test_detail="docker: echo bot answered")
+    checks = {c["name"]: c for c in client.get("/status/?format=json").json()["checks"]}
+    assert checks["Sandbox"]["ok"] is True and "w1@host" in checks["Sandbox"]["detail"]
+    assert checks["Docker engine"]["ok"] is True
+    assert "self-test ok" in checks["Workers"]["detail"]
+    # a worker whose self-test fails is shown, and vouches for nothing
+    WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="engine gone")
+    checks = {c["name"]: c for c in client.get("/status/?format=json").json()["checks"]}
+    assert checks["Sandbox"]["ok"] is False
+    assert (
+        checks["Workers"]["ok"] is False
+        and "SELF-TEST FAILING: engine gone" in checks["Workers"]["detail"]
+    )
