@@ -97,3 +97,14 @@ def test_token_needs_a_name(client: Client, alice) -> None:
     response = client.post("/accounts/tokens/", {"name": ""})
     assert response.status_code == 400
     assert not ApiToken.objects.exists()
+
+
+def test_account_lists_own_bots_only(client: Client, alice, bob) -> None:
+    from tests.web.conftest import make_bot
+
+    make_bot(alice, "alices-bot")
+    make_bot(bob, "bobs-bot")
+    client.force_login(alice)
+    text = client.get("/accounts/").content.decode()
+    assert "alices-bot" in text and "Splendor Duel" in text and "playing" in text
+    assert "bobs-bot" not in text
