@@ -105,7 +105,11 @@ def chromium(monkeypatch):
     refuses ORM calls ("async context"). For this test the check is turned
     off (its ORM calls are plain synchronous code; the server has its own
     thread); once Playwright stops, the tests that follow run as usual.
+    While the loop "runs", Django also keys this thread's database
+    connections to it: they are closed here, before it stops, or they would
+    outlive the test (PostgreSQL then cannot drop the test database).
     """
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -118,6 +122,7 @@ def chromium(monkeypatch):
             yield browser
         finally:
             browser.close()
+            connections.close_all()
 
 
 class Browser:
