@@ -148,6 +148,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "versions": list(bot.versions.order_by("-number")[:30]),
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
         "chart_size": len(points),
+        "chart_has_band": any(p.low is not None for p in points),
         "recent": recent_seats(bot),
         "h2h": h2h[:H2H_SHOWN],
         "h2h_more": max(0, len(h2h) - H2H_SHOWN),

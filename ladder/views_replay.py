@@ -74,7 +74,13 @@ def cache_dir() -> Path:
 
 
 def cache_key(match: Match) -> str:
-    return f"{CACHE_FORMAT}|{match.pk}|{match.replay.name}|{get_game(match.game).rules_version}"
+    # Ids and file names repeat when a database is recreated next to an old
+    # var/ folder; the seed and the finish time tell two such matches apart.
+    finished = match.finished_at.isoformat() if match.finished_at else ""
+    return (
+        f"{CACHE_FORMAT}|{match.pk}|{match.seed}|{finished}|{match.replay.name}|"
+        f"{get_game(match.game).rules_version}"
+    )
 
 
 def derive(match: Match) -> dict[str, Any]:

@@ -48,10 +48,10 @@ def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:
 
 
 def version_state(version: BotVersion) -> dict:
-    matches = version.validation_matches.values_list("status", flat=True)
+    matches = list(version.validation_matches.order_by("pk").values("pk", "status", "reason"))
     counts = {s: 0 for s in Match.Status.values}
-    for s in matches:
-        counts[s] += 1
+    for m in matches:
+        counts[m["status"]] += 1
     return {
         "bot": version.bot.name,
         "version": version.number,
@@ -61,6 +61,7 @@ def version_state(version: BotVersion) -> dict:
         "reject_reason": version.reject_reason,
         "stderr_tail": version.stderr_tail,
         "validation_matches": counts,
+        "matches": [{"id": m["pk"], "status": m["status"], "reason": m["reason"]} for m in matches],
         "bot_url": reverse("bot", args=[version.bot_id]),
     }
 

@@ -69,6 +69,15 @@
       el("stderr").textContent = state.stderr_tail;
       el("stderr-box").hidden = !state.stderr_tail;
       if (state.status === "rejected") el("stderr-box").open = true;
+      // the list of validation matches below the box follows too
+      (state.matches || []).forEach(function (m) {
+        var item = document.querySelector('[data-match="' + m.id + '"]');
+        if (!item) return;
+        var badge = item.querySelector("[data-match-status]");
+        badge.textContent = m.status;
+        badge.className = "status " + m.status;
+        item.querySelector("[data-match-reason]").textContent = m.reason ? "· " + m.reason : "";
+      });
     }
     function poll() {
       polls += 1;

@@ -149,6 +149,8 @@ def test_story(browser: Browser, process_sandbox, settings) -> None:
     expect(status).to_have_class("status ready")
     expect(status).to_have_text(BotVersion.Status.READY.label)
     expect(page.locator("[data-accepted]")).to_be_visible()
+    # the list of validation matches under the box follows without a reload too
+    expect(page.locator("[data-match-status]")).to_have_text(["finished", "finished"])
     expect(page.locator("[data-spinner]")).to_be_hidden()
     expect(page.locator("[data-progress]")).to_contain_text(
         f"{len(played)} of {len(played)} validation matches finished"

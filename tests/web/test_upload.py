@@ -69,6 +69,7 @@ def test_accepted_upload_becomes_active(client: Client, alice, process_sandbox) 
     state = client.get(f"/bots/{bot.pk}/versions/2/status.json").json()
     assert state["status"] == "ready" and state["done"] is True
     assert state["validation_matches"]["finished"] == 2
+    assert [m["status"] for m in state["matches"]] == ["finished", "finished"]
     bot.refresh_from_db()
     assert bot.active_version_id == version.pk
     assert Match.objects.filter(validates=version, status="finished").count() == 2
