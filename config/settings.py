@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "ninja",  # serves its bundled Swagger UI for /api/docs (no CDN needed)
     "ladder",
 ]
 
@@ -156,6 +157,7 @@ BOT_ZIP_MAX_FILES = env_int("BOT_ZIP_MAX_FILES", 200, minimum=1)
 BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=2)
 MAX_BOTS_PER_USER = env_int("MAX_BOTS_PER_USER", 10, minimum=1)
 MAX_UPLOADS_PER_HOUR = env_int("MAX_UPLOADS_PER_HOUR", 20, minimum=1)
+MAX_OPEN_CHALLENGES = env_int("MAX_OPEN_CHALLENGES", 5, minimum=1)
 VALIDATION_MATCHES = env_int("VALIDATION_MATCHES", 2, minimum=1, maximum=20)
 FAULTS_BEFORE_PAUSE = env_int("FAULTS_BEFORE_PAUSE", 5, minimum=1)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1)

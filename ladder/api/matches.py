@@ -28,7 +28,6 @@ from ladder.models import Bot, Match, MatchSeat
 router = Router(tags=["matches"], auth=PUBLIC)
 
 #: queued or running challenges one user may have at once
-MAX_OPEN_CHALLENGES = getattr(settings, "MAX_OPEN_CHALLENGES", 5)
 #: options that take a file path on the command line; over the API only inline data
 PATH_OPTIONS = {"components"}
 
@@ -172,11 +171,12 @@ def challenge(request: HttpRequest, data: ChallengeIn):
         requested_by=user,
         status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
     ).count()
-    if open_count >= MAX_OPEN_CHALLENGES:
+    limit = settings.MAX_OPEN_CHALLENGES
+    if open_count >= limit:
         raise ApiError(
             429,
             f"you have {open_count} challenges queued or running; the limit is "
-            f"{MAX_OPEN_CHALLENGES}. Wait for one to finish.",
+            f"{limit}. Wait for one to finish.",
         )
     match = create_match(
         game.id,

@@ -176,9 +176,9 @@ def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, 
     assert not Match.objects.filter(kind="challenge").exists()
 
 
-def test_challenge_needs_a_user_and_is_capped(client, as_alice, alpha, beta, monkeypatch) -> None:
+def test_challenge_needs_a_user_and_is_capped(client, as_alice, alpha, beta, settings) -> None:
     assert_error(challenge(client, alpha.pk, [beta.pk]), 401, "unauthenticated")
-    monkeypatch.setattr("ladder.api.matches.MAX_OPEN_CHALLENGES", 2)
+    settings.MAX_OPEN_CHALLENGES = 2
     for _ in range(2):
         assert challenge(as_alice, alpha.pk, [beta.pk]).status_code == 201
     assert_error(challenge(as_alice, alpha.pk, [beta.pk]), 429, "rate_limited")
