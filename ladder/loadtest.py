@@ -241,6 +241,7 @@ class WebResult:
     errors: dict[str, int] = field(default_factory=dict)
     latencies_ms: list[float] = field(default_factory=list)
     by_page_ms: dict[str, list[float]] = field(default_factory=dict)
+    odd: dict[str, int] = field(default_factory=dict)  # non-200 answers by path
 
 
 def web_load(port: int, pages: list[tuple[str, str]], clients: int, seconds: float) -> WebResult:
@@ -280,6 +281,9 @@ def web_load(port: int, pages: list[tuple[str, str]], clients: int, seconds: flo
                     result.statuses[status] = result.statuses.get(status, 0) + 1
                     result.latencies_ms.append(ms)
                     result.by_page_ms.setdefault(kind, []).append(ms)
+                    if status != 200:
+                        key = f"{status} {path}"
+                        result.odd[key] = result.odd.get(key, 0) + 1
         conn.close()
 
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
@@ -341,7 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", type=int, default=8, help="random bots in the pool")
     parser.add_argument("--pool", default="solo", choices=["solo", "prefork", "threads"])
     parser.add_argument("--concurrency", type=int, default=1, help="per worker process")
-    parser.add_argument("--depth", type=int, default=4, help="queued matches per worker slot")
+    parser.add_argument(
+        "--depth", type=int, default=4, help="queued matches per worker (QUEUE_DEPTH_PER_WORKER)"
+    )
     parser.add_argument("--timeout-s", type=float, default=900, help="per phase")
     parser.add_argument("--web-clients", type=int, default=0)
     parser.add_argument("--web-seconds", type=float, default=60)
@@ -404,8 +410,8 @@ def main(argv: list[str] | None = None) -> int:
             procs = start_workers(count, queue, env, args)
             try:
                 wait_ready("load", count, 120)
-                slots = count * args.concurrency
-                ids = feed_and_wait(phase, versions, args.depth * slots, args.timeout_s, rng)
+                # as deep as the scheduler keeps it: per live worker, not per pool slot
+                ids = feed_and_wait(phase, versions, args.depth * count, args.timeout_s, rng)
             finally:
                 stop_workers(procs)
                 from ladder.models import WorkerHeartbeat
@@ -502,6 +508,8 @@ def print_report(phases: list[Phase], web: WebResult | None, args) -> None:
                 f"web latency ms: p50 {percentile(lat, 50):.0f}, p95 {percentile(lat, 95):.0f}, "
                 f"p99 {percentile(lat, 99):.0f}, max {max(lat):.0f}"
             )
+            if web.odd:
+                print(f"  non-200 answers: {dict(sorted(web.odd.items())[:10])}")
             for kind, values in sorted(web.by_page_ms.items()):
                 print(
                     f"  {kind}: {len(values)} requests, p50 {percentile(values, 50):.0f} ms, "
