@@ -269,7 +269,9 @@ def broker_forgot_messages() -> bool:
     try:
         with app.connection_for_write() as conn:
             client = conn.default_channel.client
-            return bool(client.set(BROKER_MARKER_KEY, str(time.time()), nx=True))
+            # one marker per queue: platforms sharing a Redis each notice the loss
+            key = f"{BROKER_MARKER_KEY}:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+            return bool(client.set(key, str(time.time()), nx=True))
     except Exception as exc:  # broker down now: the next run will see the marker missing
         log.warning("cannot check the broker's marker: %s", exc)
         return False
