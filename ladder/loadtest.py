@@ -242,6 +242,7 @@ class WebResult:
     latencies_ms: list[float] = field(default_factory=list)
     by_page_ms: dict[str, list[float]] = field(default_factory=dict)
     odd: dict[str, int] = field(default_factory=dict)  # non-200 answers by path
+    matches_played: int = 0  # matches finished while the load ran
 
 
 def web_load(port: int, pages: list[tuple[str, str]], clients: int, seconds: float) -> WebResult:
@@ -460,11 +461,15 @@ def run_web_phase(args, queue, env, versions, rng) -> WebResult:
             connection.close()
 
     thread = threading.Thread(target=feed, daemon=True)
+    from ladder.models import Match
+
     try:
         wait_ready("load", args.web_workers, 120)
         thread.start()
         pages = web_pages()
+        before = Match.objects.filter(status=Match.Status.FINISHED).count()
         result = web_load(port, pages, args.web_clients, args.web_seconds)
+        result.matches_played = Match.objects.filter(status=Match.Status.FINISHED).count() - before
     finally:
         stop.set()
         thread.join(timeout=30)
@@ -499,7 +504,8 @@ def print_report(phases: list[Phase], web: WebResult | None, args) -> None:
         print()
         print(
             f"web: {args.web_clients} clients for {args.web_seconds:.0f} s with "
-            f"{args.web_workers} workers playing: {web.requests} requests, statuses "
+            f"{args.web_workers} workers playing ({web.matches_played} matches finished "
+            f"meanwhile): {web.requests} requests, statuses "
             f"{dict(sorted(web.statuses.items()))}, connection errors {web.errors or 0}, "
             f"server errors {web_server_errors(web)}"
         )
