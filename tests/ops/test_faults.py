@@ -29,6 +29,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.db import connection
@@ -90,10 +91,18 @@ def db_retrying(fn, timeout_s: float = 60):
         try:
             return fn()
         except Exception:
-            connection.close()
+            drop_connection()
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.5)
+
+
+def drop_connection() -> None:
+    """Forget the test's own database connection, even a half-broken one."""
+    try:
+        connection.close()
+    except Exception:
+        connection.connection = None
 
 
 def finished_count(ids: list[int]) -> int:
@@ -162,15 +171,24 @@ def stale_tick() -> None:
 # --- Redis --------------------------------------------------------------------------
 
 
-def restart_redis() -> float:
-    """Stop the local Redis (no save: its messages are lost) and start it again."""
+def redis_port() -> int | None:
+    """The port of REDIS_URL when it is this machine's Redis, else None."""
+    parts = urlsplit(os.environ.get("REDIS_URL", ""))
+    if parts.scheme != "redis" or parts.hostname not in ("127.0.0.1", "localhost"):
+        return None
+    return parts.port or 6379
+
+
+def restart_redis(port: int) -> float:
+    """Stop the local Redis (no save: its messages are lost) and start it
+    again the way .ci/run starts it."""
     t0 = time.monotonic()
-    subprocess.run(["redis-cli", "-p", "6379", "shutdown", "nosave"], check=False, timeout=10)
+    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], check=False, timeout=10)
     subprocess.run(
         [
             "redis-server",
             "--port",
-            "6379",
+            str(port),
             "--bind",
             "127.0.0.1",
             "--daemonize",
@@ -184,24 +202,39 @@ def restart_redis() -> float:
         timeout=10,
     )
     for _ in range(50):
-        if (
-            subprocess.run(["redis-cli", "-p", "6379", "ping"], capture_output=True).stdout.strip()
-            == b"PONG"
-        ):
+        ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True)
+        if ping.stdout.strip() == b"PONG":
             break
         time.sleep(0.1)
     return time.monotonic() - t0
 
 
+def postgres_cluster() -> tuple[str, str] | None:
+    """(version, name) of the local cluster DATABASE_URL points at, if any."""
+    parts = urlsplit(os.environ.get("DATABASE_URL", ""))
+    if (
+        parts.hostname not in ("127.0.0.1", "localhost")
+        or not Path("/usr/bin/pg_lsclusters").exists()
+    ):
+        return None
+    listing = subprocess.run(["pg_lsclusters", "-h"], capture_output=True, text=True).stdout
+    for line in listing.splitlines():
+        version, name, port = line.split()[:3]
+        if int(port) == (parts.port or 5432):
+            return version, name
+    return None
+
+
 def test_redis_restart_loses_no_match(media_dir) -> None:
-    if not os.environ.get("REDIS_URL", "").startswith("redis://127.0.0.1:6379"):
-        pytest.skip("restarts the local Redis on 127.0.0.1:6379 only")
+    port = redis_port()
+    if port is None:
+        pytest.skip("restarts a local Redis only (REDIS_URL on 127.0.0.1)")
     since = time.time()
     ids = queue_matches()
     assert tasks.broker_forgot_messages() in (True, False)  # sets the marker
     with named_workers(["a", "b"], media_dir, {"a": WORKER_ENV, "b": WORKER_ENV}):
         wait_for(lambda: finished_count(ids) >= 3, 120, "3 matches to finish")
-        down_s = restart_redis()
+        down_s = restart_redis(port)
         lost = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).count()
         print(
             f"\n  redis restarted without persistence in {down_s:.2f} s; {lost} queued matches lost their message"
@@ -214,19 +247,21 @@ def test_redis_restart_loses_no_match(media_dir) -> None:
 
 
 def test_postgres_restart_loses_no_result(media_dir) -> None:
-    if not Path("/usr/bin/pg_ctlcluster").exists():
-        pytest.skip("needs pg_ctlcluster to restart the local PostgreSQL")
+    cluster = postgres_cluster()
+    if cluster is None:
+        pytest.skip(
+            "restarts a local PostgreSQL cluster only (pg_ctlcluster, DATABASE_URL on 127.0.0.1)"
+        )
     since = time.time()
     ids = queue_matches()
     with named_workers(["a", "b"], media_dir, {"a": WORKER_ENV, "b": WORKER_ENV}):
         wait_for(lambda: finished_count(ids) >= 3, 120, "3 matches to finish")
         t0 = time.monotonic()
-        subprocess.run(
-            ["pg_ctlcluster", "15", "main", "restart", "-m", "fast"], check=True, timeout=60
-        )
+        subprocess.run(["pg_ctlcluster", *cluster, "restart", "-m", "fast"], check=True, timeout=60)
         print(f"\n  postgres restarted in {time.monotonic() - t0:.2f} s")
-        connection.close()
+        drop_connection()
         wait_finished(ids, 240, tick=stale_tick)
+    db_retrying(connection.ensure_connection)
     assert_promises(ids, since)
     # nothing was counted as the bots' fault or errored
     assert not Match.objects.filter(pk__in=ids, seats__fault__gt="").exists()
