@@ -70,6 +70,8 @@ def sandbox_self_test(
     problem = backend.self_check()
     if problem:
         return False, f"{backend.name}: {problem}"
+    if backend.name == "docker":
+        _remove_stale_self_tests()
     token = secrets.token_hex(8)
     bot_dir = Path(work_dir) / f"selftest-{token}"
     proc = None
@@ -105,6 +107,21 @@ def sandbox_self_test(
         shutil.rmtree(bot_dir, ignore_errors=True)
     elapsed_ms = (time.monotonic() - t0) * 1000
     return True, f"{backend.name}: echo bot answered in {elapsed_ms:.0f} ms"
+
+
+#: a self-test container older than this belongs to a worker that died mid-test
+_STALE_SELF_TEST_S = 120
+
+
+def _remove_stale_self_tests() -> None:
+    """Self-test containers of workers that died mid-test (their timeout is
+    far shorter): removed here rather than hours later by the age reaper."""
+    try:
+        from sandbox.reaper import reap
+
+        reap(_STALE_SELF_TEST_S, extra_labels={"gemarena.selftest": "1"})
+    except Exception as exc:  # best effort; the self-test itself reports engine trouble
+        log.info("stale self-test containers not removed: %s", exc)
 
 
 def remove_match_sandboxes(match_tag: str, created_before: float | None = None) -> list[str] | None:

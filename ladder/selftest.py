@@ -112,6 +112,16 @@ class HeartbeatThread(threading.Thread):
 _threads: dict[str, HeartbeatThread] = {}
 
 
+def stop_heartbeat_threads(timeout_s: float = 30.0) -> None:
+    """At worker shutdown: let a self-test in progress finish (and remove its
+    container) instead of dying with the process mid-test."""
+    for thread in list(_threads.values()):
+        thread.stopped.set()
+    for thread in list(_threads.values()):
+        thread.join(timeout=timeout_s)
+    _threads.clear()
+
+
 def start_heartbeat_thread(hostname: str) -> HeartbeatThread:
     """Start (once per worker name) the thread that keeps this worker's row fresh."""
     thread = _threads.get(hostname)

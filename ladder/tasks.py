@@ -7,7 +7,7 @@ import time
 from datetime import timedelta
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection
 from django.db.models import F
@@ -66,6 +66,11 @@ def announce_worker(sender, **kwargs) -> None:
     set_worker_name(sender.hostname)
     selftest.run_self_test(sender.hostname)
     selftest.start_heartbeat_thread(sender.hostname)
+
+
+@worker_shutdown.connect
+def stop_heartbeat(sender, **kwargs) -> None:
+    selftest.stop_heartbeat_threads()
 
 
 @shared_task(bind=True, ignore_result=True, acks_late=True)

@@ -144,6 +144,18 @@ def our_containers(ids: list[int], since: float) -> list[str]:
     return found
 
 
+def self_test_leftovers(media: Path) -> list[str]:
+    """Self-test containers of our workers (their echo bot lived under `media`)."""
+    import docker
+
+    api = docker.APIClient(timeout=30)
+    found = []
+    for info in api.containers(all=True, filters={"label": ["gemarena.selftest=1"]}):
+        if any(str(m.get("Source", "")).startswith(str(media)) for m in info.get("Mounts") or []):
+            found.append((info.get("Names") or ["?"])[0])
+    return found
+
+
 def assert_promises(ids: list[int], since: float) -> None:
     n = len(ids)
     assert Match.objects.filter(pk__in=ids, status=Match.Status.FINISHED).count() == n
@@ -241,6 +253,8 @@ def test_redis_restart_loses_no_match(media_dir) -> None:
         )
         wait_finished(ids, 240, tick=stale_tick)
     assert_promises(ids, since)
+    # workers stopped with SIGTERM finish their self-test before exiting
+    assert self_test_leftovers(media_dir) == []
 
 
 # --- PostgreSQL ----------------------------------------------------------------------
@@ -417,6 +431,7 @@ def test_unreachable_docker_engine_on_one_worker(media_dir) -> None:
             assert_promises(ids, since)
     finally:
         proxy.close()
+    assert self_test_leftovers(media_dir) == []
     assert any(h.startswith("cut") for h in seen_failing), (
         "the cut worker never reported its failing self-test"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 import pytest
 from django.test import Client
@@ -192,3 +193,33 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
         checks["Workers"]["ok"] is False
         and "SELF-TEST FAILING: engine gone" in checks["Workers"]["detail"]
     )
+
+
+@pytest.mark.docker
+def test_docker_self_test_removes_stale_self_test_containers(media_dir) -> None:
+    """A worker that died mid-self-test leaves a container; the next self-test
+    anywhere removes it once it is older than any self-test can last."""
+    import time
+
+    import docker
+
+    api = docker.APIClient(timeout=30)
+    image = os.environ.get("SANDBOX_IMAGE") or "gemarena-bot:current"
+    labels = {
+        "gemarena.sandbox": "1",
+        "gemarena.sandbox.created": f"{time.time() - 600:.3f}",
+        "gemarena.selftest": "1",
+        "gemarena.test": str(os.getpid()),
+    }
+    cid = api.create_container(
+        image, ["true"], name=f"gemarena-bot-selftest-stale-{os.getpid()}", labels=labels
+    )["Id"]
+    try:
+        ok, detail = sandbox_self_test("docker", media_dir)
+        assert ok, detail
+        assert not api.containers(all=True, filters={"id": cid})
+    finally:
+        try:
+            api.remove_container(cid, force=True)
+        except docker.errors.NotFound:
+            pass
