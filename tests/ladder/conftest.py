@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,60 +54,74 @@ def database_url() -> str:
 
 
 @contextmanager
-def worker_processes(
-    count: int, media: Path, extra_env: dict[str, str] | None = None
-) -> Iterator[list[subprocess.Popen]]:
-    """Real Celery workers on the test database and the test queue; killed at exit."""
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=database_url(),
-        GEMARENA_MEDIA_DIR=str(media),
-        PYTHONUNBUFFERED="1",
-        **(extra_env or {}),
-    )
-    procs = []
+def named_workers(
+    names: list[str], media: Path, env_by_name: dict[str, dict[str, str]] | None = None
+) -> Iterator[dict[str, subprocess.Popen]]:
+    """Real Celery workers `<name>-<pid>@host` on the test database and the test
+    queue, each with its own extra environment; killed at exit. Their output
+    goes to <media>-<name>.log next to the media folder."""
+    procs: dict[str, subprocess.Popen] = {}
     try:
-        for n in range(count):
-            procs.append(
-                subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "worker",
-                        "--pool",
-                        "solo",
-                        "--without-heartbeat",
-                        "--without-gossip",
-                        "--without-mingle",
-                        "-Q",
-                        TEST_QUEUE,
-                        "-n",
-                        f"test{n}-{os.getpid()}@%h",
-                        "--loglevel",
-                        "WARNING",
-                    ],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    start_new_session=True,
-                )
+        for name in names:
+            env = {
+                **os.environ,
+                "DATABASE_URL": database_url(),
+                "GEMARENA_MEDIA_DIR": str(media),
+                "PYTHONUNBUFFERED": "1",
+                # matches a worker sends back (retries, refusals) stay on the test queue
+                "GEMARENA_QUEUE": TEST_QUEUE,
+                **(env_by_name or {}).get(name, {}),
+            }
+            log = open(media.parent / f"{media.name}-{name}.log", "wb")  # noqa: SIM115
+            procs[name] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "config",
+                    "worker",
+                    "--pool",
+                    "solo",
+                    "--without-heartbeat",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "-Q",
+                    TEST_QUEUE,
+                    "-n",
+                    f"{name}-{os.getpid()}@%h",
+                    "--loglevel",
+                    "INFO",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
+            log.close()  # the child keeps its own descriptor
         yield procs
     finally:
-        for p in procs:
+        for p in procs.values():
             if p.poll() is None:
-                p.terminate()
-        deadline = time.monotonic() + 20
-        for p in procs:
+                os.killpg(p.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        for p in procs.values():
             try:
                 p.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                p.kill()
+                os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+
+
+@contextmanager
+def worker_processes(
+    count: int, media: Path, extra_env: dict[str, str] | None = None
+) -> Iterator[list[subprocess.Popen]]:
+    """`count` identical workers (see named_workers)."""
+    names = [f"test{n}" for n in range(count)]
+    with named_workers(names, media, {n: extra_env or {} for n in names}) as procs:
+        yield [procs[n] for n in names]
 
 
 def wait_for(predicate, timeout_s: float, what: str, interval_s: float = 0.25) -> None:

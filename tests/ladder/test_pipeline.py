@@ -213,7 +213,9 @@ def test_recompute_matches_the_incremental_path(process_sandbox, settings) -> No
     assert all(r.fitted_low < r.fitted < r.fitted_high for r in fitted)
 
 
-def test_live_steps_are_written_while_playing_and_dropped_after(process_sandbox, monkeypatch) -> None:
+def test_live_steps_are_written_while_playing_and_dropped_after(
+    process_sandbox, monkeypatch
+) -> None:
     from ladder.models import LiveStep
 
     a, b = ladder_bots(2)
@@ -223,7 +225,9 @@ def test_live_steps_are_written_while_playing_and_dropped_after(process_sandbox,
     real_record = tasks.record_result
 
     def record_and_peek(match_id, claim, result):
-        seen["live"] = list(LiveStep.objects.filter(match_id=match_id).values_list("step", flat=True))
+        seen["live"] = list(
+            LiveStep.objects.filter(match_id=match_id).values_list("step", flat=True)
+        )
         seen["steps"] = Match.objects.get(pk=match_id).steps
         return real_record(match_id, claim, result)
 
