@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
+
+from sandbox.streams import LineBuffer, Tail
 
 
 class SandboxError(Exception):
@@ -72,6 +75,11 @@ class ExitReport:
         return data
 
 
+def ms_since(start: float) -> float:
+    """Milliseconds since a time.monotonic() reading, to the microsecond."""
+    return round((time.monotonic() - start) * 1000, 3)
+
+
 class BotProcess(ABC):
     """One running bot. Not thread-safe: one reader/writer at a time."""
 
@@ -82,13 +90,41 @@ class BotProcess(ABC):
         """Write one line (a newline is added). False if the bot no longer
         accepts input (closed stdin, exited, or blocked past timeout_s)."""
 
-    @abstractmethod
-    def read_line(self, deadline_s: float) -> ReadResult:
-        """Read one stdout line; deadline_s is an absolute time.monotonic()."""
+    # Backends keep the bot's output in these (sandbox.streams) and provide
+    # the two hooks below; the deadline rules of reading live here, once.
+    _stdout: LineBuffer
+    _stderr: Tail
 
     @abstractmethod
+    def _output_ended(self) -> bool:
+        """True once no more stdout can arrive (EOF, closed, stopped)."""
+
+    @abstractmethod
+    def _wait_and_read(self, timeout_ms: int) -> None:
+        """Wait up to timeout_ms for output and feed what came into the buffers."""
+
+    def read_line(self, deadline_s: float) -> ReadResult:
+        """Read one stdout line; deadline_s is an absolute time.monotonic()."""
+        start = time.monotonic()
+        last_look = False
+        while True:
+            line = self._stdout.pop_line()
+            if line is not None:
+                return ReadResult(ReadStatus.LINE, line, ms_since(start))
+            if self._stdout.too_large:
+                return ReadResult(ReadStatus.TOO_LARGE, b"", ms_since(start))
+            if self._output_ended():
+                return ReadResult(ReadStatus.EOF, b"", ms_since(start))
+            remaining = deadline_s - time.monotonic()
+            if remaining <= 0:
+                if last_look:  # a stderr flood must not keep us past the deadline
+                    return ReadResult(ReadStatus.TIMEOUT, b"", ms_since(start))
+                last_look = True  # one look at what already arrived
+            self._wait_and_read(max(0, int(remaining * 1000 + 0.999)))
+
     def stderr_tail(self) -> str:
         """The bounded tail of stderr seen so far (decoded with replacement)."""
+        return self._stderr.text()
 
     @abstractmethod
     def stop(self, reason: ExitKind | None = None) -> ExitReport:

@@ -24,10 +24,9 @@ from sandbox.base import (
     ExitKind,
     ExitReport,
     Limits,
-    ReadResult,
-    ReadStatus,
     SandboxError,
     classify_exit,
+    ms_since,
 )
 from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
 
@@ -266,27 +265,12 @@ class DockerBot(BotProcess):
                 self._stderr.feed(payload)
         return len(data)
 
-    def read_line(self, deadline_s: float) -> ReadResult:
-        start = time.monotonic()
-        last_look = False
-        while True:
-            line = self._stdout.pop_line()
-            if line is not None:
-                return ReadResult(ReadStatus.LINE, line, _ms_since(start))
-            if self._stdout.too_large:
-                return ReadResult(ReadStatus.TOO_LARGE, b"", _ms_since(start))
-            if self._eof or self._closed:
-                return ReadResult(ReadStatus.EOF, b"", _ms_since(start))
-            remaining = deadline_s - time.monotonic()
-            if remaining <= 0:
-                if last_look:  # a stderr flood must not keep us past the deadline
-                    return ReadResult(ReadStatus.TIMEOUT, b"", _ms_since(start))
-                last_look = True  # one look at what already arrived
-            if self._poll.poll(max(0, int(remaining * 1000 + 0.999))):
-                self._recv()
+    def _output_ended(self) -> bool:
+        return self._eof or self._closed
 
-    def stderr_tail(self) -> str:
-        return self._stderr.text()
+    def _wait_and_read(self, timeout_ms: int) -> None:
+        if self._poll.poll(timeout_ms):
+            self._recv()
 
     # -- writing -------------------------------------------------------------
 
@@ -367,7 +351,7 @@ class DockerBot(BotProcess):
                 "stdout_bytes": self._stdout.total_bytes,
                 "stderr_bytes": self._stderr.total_bytes,
                 "lifetime_ms": round((t0 - self._started) * 1000, 1),
-                "teardown_ms": _ms_since(t0),
+                "teardown_ms": ms_since(t0),
             },
         )
         return self._report
@@ -387,7 +371,3 @@ class DockerBot(BotProcess):
             if n == 0:
                 return
             got += n
-
-
-def _ms_since(start: float) -> float:
-    return round((time.monotonic() - start) * 1000, 3)

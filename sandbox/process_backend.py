@@ -30,11 +30,10 @@ from sandbox.base import (
     ExitKind,
     ExitReport,
     Limits,
-    ReadResult,
-    ReadStatus,
     SandboxError,
     check_bot_dir,
     classify_exit,
+    ms_since,
 )
 from sandbox.streams import LineBuffer, Tail
 
@@ -265,27 +264,12 @@ class ProcessBot(BotProcess):
             self._err_open = False
             self._poll.unregister(fd)
 
-    def read_line(self, deadline_s: float) -> ReadResult:
-        start = time.monotonic()
-        last_look = False
-        while True:
-            line = self._stdout.pop_line()
-            if line is not None:
-                return ReadResult(ReadStatus.LINE, line, _ms_since(start))
-            if self._stdout.too_large:
-                return ReadResult(ReadStatus.TOO_LARGE, b"", _ms_since(start))
-            if self._eof or self._report is not None:
-                return ReadResult(ReadStatus.EOF, b"", _ms_since(start))
-            remaining = deadline_s - time.monotonic()
-            if remaining <= 0:
-                if last_look:
-                    return ReadResult(ReadStatus.TIMEOUT, b"", _ms_since(start))
-                last_look = True
-            for fd, _ in self._poll.poll(max(0, int(remaining * 1000 + 0.999))):
-                self._read(fd)
+    def _output_ended(self) -> bool:
+        return self._eof or self._report is not None
 
-    def stderr_tail(self) -> str:
-        return self._stderr.text()
+    def _wait_and_read(self, timeout_ms: int) -> None:
+        for fd, _ in self._poll.poll(timeout_ms):
+            self._read(fd)
 
     def send_line(self, line: bytes, timeout_s: float = 5.0) -> bool:
         if b"\n" in line:
@@ -377,7 +361,7 @@ class ProcessBot(BotProcess):
                 "stdout_bytes": self._stdout.total_bytes,
                 "stderr_bytes": self._stderr.total_bytes,
                 "lifetime_ms": round((t0 - self._started) * 1000, 1),
-                "teardown_ms": _ms_since(t0),
+                "teardown_ms": ms_since(t0),
             },
         )
         return self._report
@@ -403,7 +387,3 @@ def _describe(pids: list[int]) -> str:
             cmd = "?"
         out.append(f"{pid} ({cmd.strip()})")
     return ", ".join(out)
-
-
-def _ms_since(start: float) -> float:
-    return round((time.monotonic() - start) * 1000, 3)
