@@ -11,7 +11,9 @@ strengths, plus an optional true first-seat advantage). At each checkpoint
 truth: Kendall τ, whether the fitted #1 is the true #1 (top-1 rate over runs),
 and coverage: the share of bots whose true rating, centred like the fit (pool
 mean 1500), lies inside the bot's 95 % interval. τ of incremental Elo over
-the same matches is printed for comparison.
+the same matches is printed for comparison. `--oracle-pairing` lets the
+pairing see the true ratings (the fit and the scoring are unchanged): what a
+scheduler with perfect knowledge of the strengths would achieve.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class SimConfig:
     first_seat_advantage: float = 0.0  # true Elo bonus of seat 0
     checkpoints: tuple[int, ...] = (10, 20, 30, 40, 100)
     games_per_batch: float = 1.0  # games per bot between refits
+    #: pairing sees the true ratings instead of the fitted ones (a what-if bound).
+    oracle_pairing: bool = False
     fit: FitConfig = FitConfig()
     pairing: PairingConfig = PairingConfig()
 
@@ -103,7 +107,7 @@ def run_ladder(config: SimConfig, seed: int) -> list[Checkpoint]:
             status = [
                 PairingBot(
                     b,
-                    fit[b].rating if b in fit else None,
+                    centred[b] if config.oracle_pairing else fit[b].rating if b in fit else None,
                     fit[b].half_width if b in fit else None,
                     fit[b].games if b in fit else 0,
                     last_played.get(b),
@@ -174,19 +178,62 @@ def summarise(config: SimConfig, runs: list[list[Checkpoint]]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=100, help="ladders per seat count")
-    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
-    parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
-    parser.add_argument("--bots", type=int, default=32)
-    parser.add_argument("--spread", type=float, default=200.0)
-    parser.add_argument("--checkpoints", type=int, nargs="+", default=[10, 20, 30, 40, 100])
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--first-seat-advantage", type=float, default=0.0)
-    parser.add_argument("--prior-draws", type=float, default=FitConfig.prior_draws)
-    parser.add_argument("--random-fraction", type=float, default=PairingConfig.random_fraction)
-    parser.add_argument("--fairness-every", type=int, default=PairingConfig.fairness_every)
-    parser.add_argument("--seed-by", choices=["rank", "interval"], default="rank")
-    parser.add_argument("--games-per-batch", type=float, default=1.0)
+    add = parser.add_argument
+    add("--runs", type=int, default=100, help="ladders per seat count (default 100)")
+    add("--jobs", type=int, default=2, help="worker processes (default 2)")
+    add("--seats", type=int, nargs="+", default=[2, 4], help="seat counts (default 2 4)")
+    add("--bots", type=int, default=32, help="bots per ladder (default 32)")
+    add("--spread", type=float, default=200.0, help="SD of the true ratings, Elo (default 200)")
+    add(
+        "--checkpoints",
+        type=int,
+        nargs="+",
+        default=[10, 20, 30, 40, 100],
+        help="games per bot at which the fit is scored (default 10 20 30 40 100)",
+    )
+    add("--seed", type=int, default=1, help="base seed; runs use seed, seats and run number")
+    add(
+        "--first-seat-advantage",
+        type=float,
+        default=0.0,
+        help="true Elo bonus of seat 0 (default 0)",
+    )
+    add(
+        "--prior-draws",
+        type=float,
+        default=FitConfig.prior_draws,
+        help=f"virtual draws per bot in the fit (default {FitConfig.prior_draws:g})",
+    )
+    add(
+        "--random-fraction",
+        type=float,
+        default=PairingConfig.random_fraction,
+        help=f"share of random opponents (default {PairingConfig.random_fraction:g})",
+    )
+    add(
+        "--fairness-every",
+        type=int,
+        default=PairingConfig.fairness_every,
+        help="every n-th group is seeded by the longest-waiting bot "
+        f"(default {PairingConfig.fairness_every})",
+    )
+    add(
+        "--seed-by",
+        choices=["rank", "interval"],
+        default="rank",
+        help="seed the other groups by expected misorderings or by widest interval",
+    )
+    add(
+        "--games-per-batch",
+        type=float,
+        default=1.0,
+        help="games per bot planned between refits (default 1)",
+    )
+    add(
+        "--oracle-pairing",
+        action="store_true",
+        help="pair by the true ratings instead of the fitted ones (what-if: perfect knowledge)",
+    )
     args = parser.parse_args(argv)
     for seats in args.seats:
         config = SimConfig(
@@ -195,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
             spread=args.spread,
             first_seat_advantage=args.first_seat_advantage,
             games_per_batch=args.games_per_batch,
+            oracle_pairing=args.oracle_pairing,
             checkpoints=tuple(sorted(args.checkpoints)),
             fit=replace(FitConfig(), prior_draws=args.prior_draws),
             pairing=replace(

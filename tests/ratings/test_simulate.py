@@ -30,3 +30,24 @@ def test_command_line_prints_a_table(capsys) -> None:
     main(["--runs", "2", "--jobs", "1", "--bots", "8", "--seats", "2", "--checkpoints", "4"])
     out = capsys.readouterr().out
     assert "| 4 |" in out and "Kendall" in out
+
+
+def test_oracle_pairing_shows_the_pairing_the_true_ratings(monkeypatch) -> None:
+    from ladder.ratings import simulate
+
+    seen = []
+    real = simulate.plan_matches
+
+    def spy(bots, *args, **kwargs):
+        seen.append([b.rating for b in bots])
+        return real(bots, *args, **kwargs)
+
+    monkeypatch.setattr(simulate, "plan_matches", spy)
+    run_ladder(SimConfig(bots=8, checkpoints=(2,)), seed=3)
+    assert seen[0] == [None] * 8  # before any match the fit knows nothing
+    seen.clear()
+    run_ladder(SimConfig(bots=8, checkpoints=(2,), oracle_pairing=True), seed=3)
+    first = seen[0]
+    assert None not in first
+    assert abs(statistics.fmean(first) - 1500.0) < 1e-9  # centred truth, as the fit is
+    assert all(ratings == first for ratings in seen)  # the truth does not move
