@@ -9,11 +9,12 @@ so concurrent workers cannot deadlock.
 
 from __future__ import annotations
 
+import logging
 import uuid
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
@@ -33,9 +34,41 @@ from ladder.ratings.results import MatchResult
 
 STDERR_KEEP = 16 * 1024
 
+log = logging.getLogger(__name__)
+
 
 def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool:
-    """Store a runner result; False when this claim no longer owns the match."""
+    """Store a runner result; False when this claim no longer owns the match.
+
+    The replay file is written inside the transaction under a name fixed by
+    the match. If the transaction fails, the file is removed again when the
+    database can confirm nothing points to it; when it cannot (it is down and
+    the caller retries), the retry overwrites the same name. Either way no
+    orphaned replay files pile up.
+    """
+    written: list[str] = []
+    try:
+        return _record(match_id, claim, result, written)
+    except BaseException:
+        for name in written:
+            _discard_unreferenced(match_id, name)
+        raise
+
+
+def _discard_unreferenced(match_id: int, name: str) -> None:
+    """Delete a replay file that no stored match points to. When the database
+    cannot tell (it is the thing that failed), keep the file: an orphan is
+    better than a finished match without its replay."""
+    try:
+        if Match.objects.filter(replay=name).exists():
+            return
+    except DatabaseError:
+        log.warning("match %s: could not check replay %s, keeping it", match_id, name)
+        return
+    Match._meta.get_field("replay").storage.delete(name)
+
+
+def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, written: list[str]) -> bool:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or match.claim != claim:
@@ -49,9 +82,14 @@ def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool
             row.fault_detail = fault.detail if fault else ""
             row.think_ms = int(result.think_ms[row.seat])
             row.stderr_tail = result.stderr_tails[row.seat][-STDERR_KEEP:]
+        # One name per match: a file left by an earlier attempt that failed
+        # while the database was away is replaced, not joined by a sibling.
+        name = match.replay.field.generate_filename(match, f"match-{match.pk}.json.gz")
+        match.replay.storage.delete(name)
         match.replay.save(
-            f"match-{match.pk}.json.gz", ContentFile(replay_to_bytes(result.replay)), save=False
+            name.rsplit("/", 1)[-1], ContentFile(replay_to_bytes(result.replay)), save=False
         )
+        written.append(match.replay.name)
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         match.reason = result.outcome.reason[:200]

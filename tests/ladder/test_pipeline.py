@@ -131,6 +131,42 @@ def test_a_lost_claim_cannot_record(process_sandbox, monkeypatch) -> None:
     assert record_result(match.pk, captured["claim"], captured["result"]) is False
 
 
+def replay_files(media_dir) -> list[str]:
+    return sorted(p.name for p in (media_dir / "replays").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("database_confirms", [True, False])
+def test_a_retried_result_write_leaves_one_replay_file(
+    process_sandbox, media_dir, monkeypatch, database_confirms
+) -> None:
+    """The first write fails after the replay file was saved (the database
+    went away at that moment); the retry records the match with one file."""
+    from django.db import DatabaseError
+
+    from ladder import results
+
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    real_apply, failures = results.apply_ratings, []
+
+    def apply_once_broken(*args):
+        if not failures:
+            failures.append(replay_files(media_dir))
+            raise DatabaseError("server closed the connection unexpectedly")
+        return real_apply(*args)
+
+    monkeypatch.setattr(results, "apply_ratings", apply_once_broken)
+    monkeypatch.setattr(tasks.time, "sleep", lambda s: None)
+    if not database_confirms:  # the clean-up cannot ask the database either
+        monkeypatch.setattr(results, "_discard_unreferenced", lambda match_id, name: None)
+    assert tasks.run_match.run(match.pk) == "finished"
+    assert failures == [[f"match-{match.pk}.json.gz"]]  # the failed attempt had written it
+    match.refresh_from_db()
+    assert replay_files(media_dir) == [f"match-{match.pk}.json.gz"]
+    assert match.replay.name.endswith(f"/match-{match.pk}.json.gz")
+    assert RatingHistory.objects.filter(match=match).count() == 2
+
+
 def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, settings) -> None:
     settings.MATCH_MAX_ATTEMPTS = 2
     a, b = ladder_bots(2)
