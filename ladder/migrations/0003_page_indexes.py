@@ -5,19 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ladder', '0002_live_steps_tokens_selftest'),
+        ("ladder", "0002_live_steps_tokens_selftest"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='bot',
-            index=models.Index(fields=['-last_played_at'], name='bot_last_played'),
+            model_name="bot",
+            index=models.Index(fields=["-last_played_at"], name="bot_last_played"),
         ),
         migrations.AddIndex(
-            model_name='match',
-            index=models.Index(fields=['finished_at'], name='match_finished_at'),
+            model_name="match",
+            index=models.Index(fields=["finished_at"], name="match_finished_at"),
         ),
     ]
