@@ -21,7 +21,7 @@ from arena.replay import (
     spectator_frames,
     verify_replay,
 )
-from arena.runner import play_match, reap_sandboxes
+from arena.runner import play_match
 from arena.runner_bots import BotNotFound, builtin_bot_dir
 from arena.runner_types import (
     BotSpec,
@@ -34,6 +34,7 @@ from arena.runner_types import (
 )
 from arena.sandboxes import (
     SandboxStatus,
+    reap_sandboxes,
     remove_match_sandboxes,
     sandbox_self_test,
     sandbox_status,

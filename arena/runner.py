@@ -43,6 +43,7 @@ from arena.runner_types import (
     TimeControl,
     final_outcome,
 )
+from arena.sandboxes import sandbox_labels
 from sandbox.base import BotProcess, ExitKind, ExitReport, Limits, ReadStatus, SandboxError
 
 log = logging.getLogger(__name__)
@@ -94,18 +95,6 @@ def sandbox_limits(overrides: Mapping[str, Any], time_control: TimeControl) -> L
     return Limits(**values)
 
 
-def reap_sandboxes(older_than_s: float | None = None) -> list[str]:
-    """Remove bot containers left by a crashed worker (only ours, only old
-    ones); [] when Docker is not in use here."""
-    try:
-        from sandbox.reaper import default_older_than_s, reap
-
-        return reap(default_older_than_s() if older_than_s is None else older_than_s)
-    except Exception as exc:  # best effort: no engine here, or it is down
-        log.info("reaper skipped: %s", exc)
-        return []
-
-
 class _Seat:
     def __init__(self, index: int, bot: BotSpec, bank_ms: int) -> None:
         self.index = index
@@ -136,6 +125,7 @@ class _Match:
             limits["memory_mib"] = request.memory_mib
         self.limits = sandbox_limits(limits, request.time)
         self.tag = request.match_id or secrets.token_hex(4)
+        self.labels = sandbox_labels(self.tag, request.instance)
         self.seats = [_Seat(i, bot, self.time.bank_ms) for i, bot in enumerate(request.bots)]
         self.steps: list[dict[str, Any]] = []
         self.overheads_ms: list[float] = []
@@ -247,7 +237,7 @@ class _Match:
             seat.path,
             self.limits,
             name=f"{self.tag}-s{seat.index}",
-            labels={"gemarena.match": self.tag, "gemarena.seat": str(seat.index)},
+            labels=self.labels | {"gemarena.seat": str(seat.index)},
         )
         message = start_message(
             game=self.game.id,

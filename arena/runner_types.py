@@ -66,6 +66,9 @@ class MatchRequest:
     memory_mib: shorthand for limits["memory_mib"].
     sandbox: "auto", "docker" or "process".
     match_id: put on the sandboxes' names and labels, to find them.
+    instance: the platform's id, put on the sandboxes' labels
+    (`gemarena.instance`) so that clean-up never touches containers another
+    platform started on a shared Docker engine (their match ids can be equal).
     """
 
     game: str
@@ -77,6 +80,7 @@ class MatchRequest:
     memory_mib: int | None = None
     sandbox: str = "auto"
     match_id: str = ""
+    instance: str = ""
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,10 @@ _ECHO_BOT = (
 
 
 def sandbox_self_test(
-    requested: str, work_dir: str | os.PathLike[str], timeout_s: float = 20.0
+    requested: str,
+    work_dir: str | os.PathLike[str],
+    timeout_s: float = 20.0,
+    instance: str = "",
 ) -> tuple[bool, str]:
     """Run an echo bot through the sandbox `requested` resolves to; (ok, detail).
 
@@ -60,7 +63,8 @@ def sandbox_self_test(
     container it must be the same path on the Docker host (the media dir is).
     Fails on anything a match would trip over: no backend, engine or image
     missing, a bot that cannot start or answer, a container that cannot be
-    removed afterwards.
+    removed afterwards. `instance` labels the container (see MatchRequest)
+    and limits the removal of stale self-test containers to that platform's.
     """
     t0 = time.monotonic()
     try:
@@ -71,7 +75,7 @@ def sandbox_self_test(
     if problem:
         return False, f"{backend.name}: {problem}"
     if backend.name == "docker":
-        _remove_stale_self_tests()
+        _remove_stale_self_tests(instance)
     token = secrets.token_hex(8)
     bot_dir = Path(work_dir) / f"selftest-{token}"
     proc = None
@@ -82,9 +86,10 @@ def sandbox_self_test(
         main.write_bytes(_ECHO_BOT)
         main.chmod(0o644)
         limits = sandbox.Limits(memory_mib=64, pids=16, startup_ms=int(timeout_s * 1000))
-        proc = backend.launch(
-            bot_dir, limits, name=f"selftest-{token[:8]}", labels={"gemarena.selftest": "1"}
-        )
+        labels = {"gemarena.selftest": "1"}
+        if instance:
+            labels["gemarena.instance"] = instance
+        proc = backend.launch(bot_dir, limits, name=f"selftest-{token[:8]}", labels=labels)
         ping = f'"ping {token}"'.encode()
         if not proc.send_line(ping, timeout_s=timeout_s):
             return False, f"{backend.name}: the echo bot did not accept input"
@@ -113,21 +118,55 @@ def sandbox_self_test(
 _STALE_SELF_TEST_S = 120
 
 
-def _remove_stale_self_tests() -> None:
+def _remove_stale_self_tests(instance: str) -> None:
     """Self-test containers of workers that died mid-test (their timeout is
-    far shorter): removed here rather than hours later by the age reaper."""
+    far shorter): removed here rather than hours later by the age reaper.
+    Without an instance (a bare `arena` run) nothing is removed: the
+    containers could belong to any platform on this engine."""
+    if not instance:
+        return
     try:
         from sandbox.reaper import reap
 
-        reap(_STALE_SELF_TEST_S, extra_labels={"gemarena.selftest": "1"})
+        reap(
+            _STALE_SELF_TEST_S,
+            extra_labels={"gemarena.selftest": "1", "gemarena.instance": instance},
+        )
     except Exception as exc:  # best effort; the self-test itself reports engine trouble
         log.info("stale self-test containers not removed: %s", exc)
 
 
-def remove_match_sandboxes(match_tag: str, created_before: float | None = None) -> list[str] | None:
-    """Remove the Docker sandboxes of one match (by its gemarena.match label)
-    created before `created_before` (unix time; default now), so a later
-    attempt of the same match is never touched. Returns their names, [] when
+def sandbox_labels(match_tag: str, instance: str = "") -> dict[str, str]:
+    """The labels that find a match's sandboxes again (`instance` when set)."""
+    labels = {"gemarena.match": match_tag}
+    if instance:
+        labels["gemarena.instance"] = instance
+    return labels
+
+
+def reap_sandboxes(older_than_s: float | None = None, instance: str = "") -> list[str]:
+    """Remove bot containers left by a crashed worker (only ours, only old
+    ones; with `instance`, only that platform's); [] when Docker is not in
+    use here."""
+    try:
+        from sandbox.reaper import default_older_than_s, reap
+
+        return reap(
+            default_older_than_s() if older_than_s is None else older_than_s,
+            extra_labels={"gemarena.instance": instance} if instance else None,
+        )
+    except Exception as exc:  # best effort: no engine here, or it is down
+        log.info("reaper skipped: %s", exc)
+        return []
+
+
+def remove_match_sandboxes(
+    match_tag: str, created_before: float | None = None, instance: str = ""
+) -> list[str] | None:
+    """Remove the Docker sandboxes of one match (by its gemarena.match label,
+    and gemarena.instance when given: another platform's match of the same
+    id is never touched) created before `created_before` (unix time; default
+    now), so a later attempt of the same match is never touched. Returns their names, [] when
     Docker is not used here, None when the engine cannot be reached now
     (call again later; the periodic reaper is the last resort)."""
     try:
@@ -137,7 +176,7 @@ def remove_match_sandboxes(match_tag: str, created_before: float | None = None) 
     try:
         return reap(
             0,
-            extra_labels={"gemarena.match": match_tag},
+            extra_labels=sandbox_labels(match_tag, instance),
             now=time.time() if created_before is None else created_before,
         )
     except Exception as exc:  # engine unreachable

@@ -27,7 +27,8 @@ class WorkerHeartbeatAdmin(admin.ModelAdmin):
 
 @admin.register(LadderSettings)
 class LadderSettingsAdmin(admin.ModelAdmin):
-    list_display = ("__str__", "paused", "updated_at")
+    list_display = ("__str__", "paused", "instance", "updated_at")
+    readonly_fields = ("instance", "updated_at")
     actions = ["pause_ladder", "resume_ladder"]
 
     @admin.action(description="Pause the ladder (no new ladder matches)")

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena import BotSpec, MatchRequest, TimeControl, get_game
-from ladder.models import BotVersion, Match, MatchSeat
+from ladder.models import BotVersion, LadderSettings, Match, MatchSeat
 
 
 def new_seed() -> int:
@@ -88,4 +88,5 @@ def runner_request(match: Match) -> MatchRequest:
         memory_mib=settings.BOT_MEMORY_MIB,
         sandbox=settings.SANDBOX_BACKEND,
         match_id=str(match.pk),
+        instance=LadderSettings.instance_id(),
     )

@@ -6,12 +6,13 @@ bot version (an upload, immutable), seat, match, outcome, result, fault.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -56,11 +57,24 @@ class WorkerHeartbeat(models.Model):
         return self.last_seen >= timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS)
 
 
+def new_instance_id() -> str:
+    return secrets.token_hex(6)
+
+
 class LadderSettings(models.Model):
     """Operator switches that live in the database (one row)."""
 
     paused = models.BooleanField(
         default=False, help_text="While paused, the scheduler adds no ladder matches."
+    )
+    #: random, made once per database: every worker of this platform labels
+    #: its bot containers with it, and clean-up only touches those labels.
+    instance = models.CharField(
+        max_length=16,
+        default=new_instance_id,
+        editable=False,
+        help_text="Labels this platform's bot containers (gemarena.instance) on a "
+        "Docker engine that other platforms may share.",
     )
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -72,8 +86,21 @@ class LadderSettings(models.Model):
 
     @classmethod
     def get(cls) -> LadderSettings:
-        obj, _ = cls.objects.get_or_create(pk=1)
-        return obj
+        try:
+            return cls.objects.get(pk=1)
+        except cls.DoesNotExist:
+            pass
+        try:
+            with transaction.atomic():
+                obj, _ = cls.objects.get_or_create(pk=1)
+                return obj
+        except IntegrityError:  # another process created it at the same moment
+            return cls.objects.get(pk=1)
+
+    @classmethod
+    def instance_id(cls) -> str:
+        """This platform's id for sandbox labels (see `instance`)."""
+        return cls.get().instance
 
 
 class Bot(models.Model):

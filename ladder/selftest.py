@@ -24,7 +24,7 @@ from django.conf import settings
 from django.db import DatabaseError, close_old_connections, connection
 
 from arena import remove_match_sandboxes, sandbox_self_test, sandbox_status
-from ladder.models import WorkerHeartbeat
+from ladder.models import LadderSettings, WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,12 @@ def run_self_test(hostname: str) -> tuple[bool, str]:
     """Run the self-test and record it with a heartbeat; returns (ok, detail)
     even when the database cannot take the record right now."""
     remove_leftovers()
-    ok, detail = sandbox_self_test(settings.SANDBOX_BACKEND, work_dir())
+    try:
+        instance = LadderSettings.instance_id()
+    except DatabaseError:  # labels without it; stale self-tests wait for the next run
+        instance = ""
+        connection.close()
+    ok, detail = sandbox_self_test(settings.SANDBOX_BACKEND, work_dir(), instance=instance)
     status = sandbox_status(settings.SANDBOX_BACKEND)
     try:
         WorkerHeartbeat.beat(hostname, status.backend, status.problem)
@@ -62,22 +67,35 @@ _leftovers: list[tuple[str, float]] = []
 
 
 def discard_match_sandboxes(match_tag: str) -> None:
-    """After a failed match: remove its sandboxes now if the engine answers,
-    else remember them for the next self-test of this process."""
+    """After a failed match: remove its sandboxes now if the engine (and the
+    database, for this platform's instance label) answer, else remember them
+    for the next self-test of this process."""
     if settings.SANDBOX_BACKEND == "process":
         return  # no containers; and match labels are only unique per deployment
-    created_before = time.time()
-    if remove_match_sandboxes(match_tag, created_before) is None:
-        _leftovers.append((match_tag, created_before))
+    item = (match_tag, time.time())
+    if not _remove_match(*item):
+        _leftovers.append(item)
 
 
 def remove_leftovers() -> None:
     for item in list(_leftovers):
-        removed = remove_match_sandboxes(*item)
-        if removed is not None:
+        if _remove_match(*item):
             _leftovers.remove(item)
-            if removed:
-                log.info("removed sandboxes left by match %s: %s", item[0], ", ".join(removed))
+
+
+def _remove_match(match_tag: str, created_before: float) -> bool:
+    """True when done. Never without the instance: a bare match label could
+    name another platform's containers on a shared engine."""
+    try:
+        instance = LadderSettings.instance_id()
+    except DatabaseError as exc:
+        log.info("sandboxes of match %s kept for later: %s", match_tag, exc)
+        connection.close()
+        return False
+    removed = remove_match_sandboxes(match_tag, created_before, instance)
+    if removed:
+        log.info("removed sandboxes of match %s: %s", match_tag, ", ".join(removed))
+    return removed is not None
 
 
 def refuses_matches(hostname: str) -> str:

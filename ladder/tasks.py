@@ -17,7 +17,7 @@ from arena import SystemFault, play_match, reap_sandboxes
 from ladder import selftest
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
-from ladder.models import LiveStep, Match
+from ladder.models import LadderSettings, LiveStep, Match
 from ladder.results import record_result
 
 log = logging.getLogger(__name__)
@@ -259,7 +259,10 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
         log.warning("the broker lost its messages: sending %s queued matches again", len(forgotten))
     for match_id in forgotten:
         enqueue(match_id)
-    reap_sandboxes(settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s)
+    reap_sandboxes(
+        settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s,
+        instance=LadderSettings.instance_id(),
+    )
     return len(stale)
 
 

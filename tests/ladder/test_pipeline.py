@@ -274,3 +274,43 @@ def test_live_steps_are_written_while_playing_and_dropped_after(
     assert seen["steps"] == len(seen["live"])
     assert not LiveStep.objects.filter(match=match).exists()
     assert match.steps >= len(seen["live"])
+
+
+def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypatch, settings):
+    """Every runner request and clean-up carries this platform's instance id;
+    without it (database away) nothing is removed until it can be read."""
+    from django.db import DatabaseError
+
+    from ladder import selftest
+    from ladder.matches import runner_request
+
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    instance = LadderSettings.get().instance
+    assert len(instance) == 12 and LadderSettings.instance_id() == instance
+    request = runner_request(match)
+    assert (request.match_id, request.instance) == (str(match.pk), instance)
+
+    reaped, removed = [], []
+    monkeypatch.setattr(tasks, "reap_sandboxes", lambda age, instance: reaped.append(instance))
+    tasks.reap_stale_matches.run(older_than_s=0)
+    assert reaped == [instance]
+
+    settings.SANDBOX_BACKEND = "docker"
+    monkeypatch.setattr(selftest, "_leftovers", [])
+    monkeypatch.setattr(
+        selftest,
+        "remove_match_sandboxes",
+        lambda tag, before, inst: removed.append((tag, inst)) or [],
+    )
+    real_instance_id = LadderSettings.instance_id
+
+    def database_away():
+        raise DatabaseError("the database is restarting")
+
+    monkeypatch.setattr(LadderSettings, "instance_id", database_away)
+    selftest.discard_match_sandboxes("7")
+    assert removed == [] and len(selftest._leftovers) == 1
+    monkeypatch.setattr(LadderSettings, "instance_id", real_instance_id)
+    selftest.remove_leftovers()
+    assert removed == [("7", instance)] and selftest._leftovers == []

@@ -128,7 +128,7 @@ def test_fault_on_a_broken_worker_gives_the_attempt_back(process_sandbox, monkey
     sent = []
     monkeypatch.setattr(tasks, "play_match", broken)
     monkeypatch.setattr(tasks, "enqueue", lambda mid, countdown=0: sent.append(mid))
-    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a: (False, "engine gone"))
+    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a, **k: (False, "engine gone"))
     for _ in range(5):  # more than MATCH_MAX_ATTEMPTS: still never errored
         WorkerHeartbeat.objects.update(self_test_ok=True)
         assert tasks._run_match(FakeTask(), match.pk) == "retry (worker fault)"
@@ -137,7 +137,7 @@ def test_fault_on_a_broken_worker_gives_the_attempt_back(process_sandbox, monkey
     assert "attempt not counted" in match.error
     assert selftest.refuses_matches("w-test@host") == "engine gone"
     # with a healthy self-test the same fault counts, up to errored
-    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a: (True, "fine"))
+    monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a, **k: (True, "fine"))
     WorkerHeartbeat.objects.update(self_test_ok=True)
     outcomes = [tasks._run_match(FakeTask(), match.pk) for _ in range(3)]
     assert outcomes == ["retry", "retry", "errored"]
@@ -198,28 +198,34 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
 @pytest.mark.docker
 def test_docker_self_test_removes_stale_self_test_containers(media_dir) -> None:
     """A worker that died mid-self-test leaves a container; the next self-test
-    anywhere removes it once it is older than any self-test can last."""
+    of the same platform removes it once it is older than any self-test can
+    last. Another platform's on the same engine is left alone."""
+    import secrets
     import time
 
     import docker
 
     api = docker.APIClient(timeout=30)
     image = os.environ.get("SANDBOX_IMAGE") or "gemarena-bot:current"
-    labels = {
-        "gemarena.sandbox": "1",
-        "gemarena.sandbox.created": f"{time.time() - 600:.3f}",
-        "gemarena.selftest": "1",
-        "gemarena.test": str(os.getpid()),
-    }
-    cid = api.create_container(
-        image, ["true"], name=f"gemarena-bot-selftest-stale-{os.getpid()}", labels=labels
-    )["Id"]
+    ours, theirs = f"a{secrets.token_hex(4)}", f"b{secrets.token_hex(4)}"
+    made = {}
     try:
-        ok, detail = sandbox_self_test("docker", media_dir)
+        for instance in (ours, theirs):
+            labels = {
+                "gemarena.sandbox": "1",
+                "gemarena.sandbox.created": f"{time.time() - 600:.3f}",
+                "gemarena.selftest": "1",
+                "gemarena.instance": instance,
+            }
+            name = f"gemarena-bot-selftest-stale-{instance}"
+            made[instance] = api.create_container(image, ["true"], name=name, labels=labels)["Id"]
+        ok, detail = sandbox_self_test("docker", media_dir, instance=ours)
         assert ok, detail
-        assert not api.containers(all=True, filters={"id": cid})
+        assert not api.containers(all=True, filters={"id": made[ours]})
+        assert api.containers(all=True, filters={"id": made[theirs]})
     finally:
-        try:
-            api.remove_container(cid, force=True)
-        except docker.errors.NotFound:
-            pass
+        for cid in made.values():
+            try:
+                api.remove_container(cid, force=True)
+            except docker.errors.NotFound:
+                pass
