@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.utils import timezone
 
 from ladder.matches import enqueue
 from ladder.models import (
+    ApiToken,
     Bot,
     BotVersion,
+    Counter,
     GameFit,
     LadderSettings,
+    LiveStep,
     Match,
     MatchSeat,
     Rating,
@@ -191,3 +195,58 @@ class GameFitAdmin(admin.ModelAdmin):
         "first_seat_advantage_half_width",
         "fitted_at",
     )
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the platform writes itself: to look at, never to edit by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(MatchSeat)
+class MatchSeatAdmin(ReadOnlyAdmin):
+    list_display = ("match", "seat", "version", "rank", "score", "fault", "think_ms", "elo_change")
+    list_filter = ("fault", "match__game")
+    search_fields = ("version__bot__name",)
+    list_select_related = ("match", "version__bot")
+
+
+@admin.register(Counter)
+class CounterAdmin(ReadOnlyAdmin):
+    """Monotonic numbers (rating order, pairing groups): changing one by hand
+    would reorder history, so they are read-only here."""
+
+    list_display = ("name", "value")
+
+
+@admin.register(LiveStep)
+class LiveStepAdmin(ReadOnlyAdmin):
+    list_display = ("match", "step")
+    list_select_related = ("match",)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens are made by their owners (the token is shown once); the admin
+    can only look and revoke."""
+
+    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("name", "user__username", "prefix")
+    readonly_fields = [f.name for f in ApiToken._meta.fields]
+    actions = ["revoke_tokens"]
+
+    @admin.action(description="Revoke (the token stops working at once)")
+    def revoke_tokens(self, request, queryset) -> None:
+        n = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{n} tokens revoked.")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,0 +1,135 @@
+"""The operator's admin: every model has its pages, and the actions work."""
+
+from __future__ import annotations
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.urls import reverse
+from django.utils import timezone
+
+from ladder import admin as ladder_admin
+from ladder.bots import install_builtin
+from ladder.matches import create_match
+from ladder.models import ApiToken, Bot, LadderSettings, LiveStep, Match, RatingHistory
+from ladder.tokens import create_token
+
+pytestmark = pytest.mark.django_db
+
+
+def url(model, view: str, *args) -> str:
+    return reverse(f"admin:ladder_{model._meta.model_name}_{view}", args=args)
+
+
+def act(client, model, action: str, objects) -> str:
+    """Run an admin action on `objects`; the page's message after the redirect."""
+    response = client.post(
+        url(model, "changelist"),
+        {"action": action, "_selected_action": [o.pk for o in objects]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    return " ".join(str(m) for m in response.context["messages"])
+
+
+@pytest.fixture
+def finished_match():
+    a = install_builtin("splendor-duel", "random", bot_name="adm-a")
+    b = install_builtin("splendor-duel", "random", bot_name="adm-b")
+    match = create_match("splendor-duel", [a.active_version, b.active_version], seed=77)
+    Match.objects.filter(pk=match.pk).update(
+        status=Match.Status.FINISHED, finished_at=timezone.now()
+    )
+    match.refresh_from_db()
+    seats = list(match.seats.order_by("seat"))
+    for seat, rank in zip(seats, (1, 2), strict=True):
+        seat.rank = rank
+        seat.save()
+    LiveStep.objects.create(match=match, step=0, data={"seat": 0})
+    return match
+
+
+def test_every_ladder_model_has_working_pages(admin_client, alice, finished_match) -> None:
+    LadderSettings.get()
+    create_token(alice, "laptop")
+    RatingHistory.objects.create(
+        bot=finished_match.seats.first().version.bot,
+        match=finished_match,
+        version=finished_match.seats.first().version,
+        seq=1,
+        elo_before=1500,
+        elo_after=1516,
+    )
+    for model in apps.get_app_config("ladder").get_models():
+        assert admin.site.is_registered(model), f"{model.__name__} has no admin"
+        response = admin_client.get(url(model, "changelist"))
+        assert response.status_code == 200, model.__name__
+        row = model.objects.first()
+        if row is not None:
+            response = admin_client.get(url(model, "change", row.pk))
+            assert response.status_code == 200, model.__name__
+
+
+def test_pause_and_resume_the_ladder(admin_client) -> None:
+    row = LadderSettings.get()
+    assert "paused" in act(admin_client, LadderSettings, "pause_ladder", [row])
+    assert LadderSettings.get().paused
+    act(admin_client, LadderSettings, "resume_ladder", [row])
+    assert not LadderSettings.get().paused
+    # the instance id is shown, never editable
+    page = admin_client.get(url(LadderSettings, "change", row.pk)).content.decode()
+    assert row.instance in page and 'name="instance"' not in page
+
+
+def test_disable_and_enable_bots(admin_client) -> None:
+    bot = install_builtin("splendor-duel", "random", bot_name="adm-c")
+    Bot.objects.filter(pk=bot.pk).update(paused_reason="3 faults in a row", consecutive_faults=3)
+    assert "1 bots disabled" in act(admin_client, Bot, "disable_bots", [bot])
+    bot.refresh_from_db()
+    assert not bot.enabled
+    act(admin_client, Bot, "enable_bots", [bot])
+    bot.refresh_from_db()
+    assert bot.enabled and bot.paused_reason == "" and bot.consecutive_faults == 0
+
+
+def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
+    sent = []
+    monkeypatch.setattr(ladder_admin, "enqueue", sent.append)
+    lineup = [s.version for s in finished_match.seats.order_by("seat")]
+    errored = create_match("splendor-duel", lineup)
+    Match.objects.filter(pk=errored.pk).update(
+        status=Match.Status.ERRORED, attempts=3, error="system fault: engine gone"
+    )
+    queued = create_match("splendor-duel", lineup)
+    before = set(Match.objects.values_list("pk", flat=True))
+
+    message = act(admin_client, Match, "rerun_matches", [finished_match, errored])
+    assert "1 errored matches queued again, 1 finished matches copied" in message
+    errored.refresh_from_db()
+    assert (errored.status, errored.attempts, errored.error) == (Match.Status.QUEUED, 0, "")
+    assert sent == [errored.pk]
+    (copy,) = Match.objects.exclude(pk__in=before)
+    assert copy.status == Match.Status.QUEUED and not copy.rated
+    assert copy.seed == finished_match.seed
+    assert [s.version for s in copy.seats.order_by("seat")] == lineup
+
+    assert "1 queued matches cancelled" in act(
+        admin_client, Match, "cancel_queued", [queued, finished_match]
+    )
+    queued.refresh_from_db()
+    finished_match.refresh_from_db()
+    assert queued.status == Match.Status.CANCELLED
+    assert finished_match.status == Match.Status.FINISHED  # only queued ones
+
+
+def test_revoke_tokens_and_read_only_rows(admin_client, alice, finished_match) -> None:
+    create_token(alice, "ci")
+    token = ApiToken.objects.get()
+    assert "1 tokens revoked" in act(admin_client, ApiToken, "revoke_tokens", [token])
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+    # rows the platform writes cannot be changed or deleted by hand
+    step = LiveStep.objects.get()
+    response = admin_client.post(url(LiveStep, "delete", step.pk), {"post": "yes"})
+    assert response.status_code == 403
+    assert LiveStep.objects.filter(pk=step.pk).exists()
