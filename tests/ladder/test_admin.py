@@ -1,6 +1,8 @@
-"""The operator's admin: every model has its pages, and the actions work."""
+"""The operator's admin (every model has its pages, the actions work) and seed_demo."""
 
 from __future__ import annotations
+
+import io
 
 import pytest
 from django.apps import apps
@@ -133,3 +135,22 @@ def test_revoke_tokens_and_read_only_rows(admin_client, alice, finished_match) -
     response = admin_client.post(url(LiveStep, "delete", step.pk), {"post": "yes"})
     assert response.status_code == 403
     assert LiveStep.objects.filter(pk=step.pk).exists()
+
+
+def test_seed_demo_fills_both_games_and_is_safe_to_repeat() -> None:
+    from django.core.management import call_command
+
+    from arena import all_games
+    from ladder.models import BotVersion
+
+    call_command("seed_demo", stdout=io.StringIO())
+    games = {g.id for g in all_games()}
+    playable = Bot.objects.filter(active_version__status=BotVersion.Status.READY)
+    for game in games:
+        names = set(playable.filter(game=game).values_list("name", flat=True))
+        assert {"ada-random", "blaise-greedy", "dora-greedy", "emmy-random"} <= names, game
+        assert len(names) >= 5  # and the built-in validation opponent
+    assert playable.filter(game="splendor-duel", name="carl-search").exists()
+    counts = (Bot.objects.count(), BotVersion.objects.count())
+    call_command("seed_demo", stdout=io.StringIO())
+    assert (Bot.objects.count(), BotVersion.objects.count()) == counts

@@ -50,7 +50,17 @@ def process_sandbox(settings):
     settings.STARTUP_MS = 15000
 
 
-def test_good_upload_is_validated_and_becomes_active(alice, process_sandbox) -> None:
+@pytest.fixture(
+    params=["process", pytest.param("docker", marks=pytest.mark.docker)],
+)
+def real_sandbox(request, settings):
+    """Validation runs in both real sandboxes (Docker is the production one)."""
+    settings.SANDBOX_BACKEND = request.param
+    settings.MOVE_MS = 2000
+    settings.STARTUP_MS = 15000
+
+
+def test_good_upload_is_validated_and_becomes_active(alice, real_sandbox) -> None:
     bot = create_bot(alice, "splendor-duel", "alices-bot")
     version = add_version(bot, "bot.py", RANDOM_BOT)
     assert version.status == BotVersion.Status.PENDING
@@ -65,7 +75,7 @@ def test_good_upload_is_validated_and_becomes_active(alice, process_sandbox) -> 
     assert RatingHistory.objects.count() == 0
 
 
-def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, process_sandbox) -> None:
+def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, real_sandbox) -> None:
     bot = create_bot(alice, "splendor-duel", "crashy")
     version = add_version(bot, "bot.py", CRASH_BOT)
     run_queued(Match.Kind.VALIDATION)
