@@ -228,6 +228,32 @@ def test_scheduler_fills_to_depth_with_mirrored_pairs(process_sandbox, settings)
     assert fill_queue(random.Random(8)) == 0  # already at depth
 
 
+def test_scheduler_plays_edel_stein_reich_at_3_4_and_5_seats_rotated(
+    process_sandbox, settings
+) -> None:
+    settings.QUEUE_DEPTH_PER_WORKER = 5
+    ladder_bots(5, game="edel-stein-reich")
+    WorkerHeartbeat.beat("w1@test", "process")
+    sizes = set()
+    for seed in range(12):
+        Match.objects.all().delete()
+        assert fill_queue(random.Random(seed)) >= 5
+        for group in set(
+            Match.objects.filter(game="edel-stein-reich").values_list("group", flat=True)
+        ):
+            tables = [
+                [s.version_id for s in m.seats.order_by("seat")]
+                for m in Match.objects.filter(group=group).order_by("pk")
+            ]
+            n = len(tables[0])
+            sizes.add(n)
+            # one match per rotation: every bot sits in every seat once
+            assert len(tables) == n
+            assert sorted(tables) == sorted(tables[0][r:] + tables[0][:r] for r in range(n))
+            assert len({m.seed for m in Match.objects.filter(group=group)}) == 1
+    assert sizes == {3, 4, 5}
+
+
 def test_paused_ladder_schedules_nothing(process_sandbox) -> None:
     ladder_bots(3)
     settings_row = LadderSettings.get()
