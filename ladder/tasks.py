@@ -168,7 +168,8 @@ class LiveRecorder:
         self.last_flush = time.monotonic()
 
     def on_step(self, step: dict) -> None:
-        data = {k: step.get(k) for k in ("step", "seat", "action", "description", "view", "forced")}
+        keys = ("step", "seat", "action", "description", "view", "forced", "note")
+        data = {k: step.get(k) for k in keys}
         self.pending.append(LiveStep(match_id=self.match_id, step=step["step"], data=data))
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()

@@ -208,7 +208,8 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
     """Frames numbered above `after` of a running match; -1 (the default) includes the start.
 
     `attempt` changes when a match is played again after a system fault: the
-    client then starts over. Debug notes are never sent live.
+    client then starts over. Debug notes are sent as in `frames`: only for
+    the seats of the user's own bots (every seat for staff).
     """
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -231,7 +232,14 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
         .order_by("step")
         .values_list("data", flat=True)[:LIVE_BATCH]
     )
-    out = [live_frame(data) for data in rows]
+    allowed = set(note_seats(request.user, match))
+    out = []
+    for data in rows:
+        frame = live_frame(data)
+        if data.get("note") and frame["seat"] in allowed:
+            frame["note"] = data["note"]
+        out.append(frame)
+    head["notes_for"] = sorted(allowed)
     if after < 0:
         out.insert(0, start_frame(match))
         head["game_data"] = get_game(match.game).public_data()

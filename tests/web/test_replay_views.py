@@ -203,11 +203,11 @@ def random_steps(game: str, seats: int, seed: int, options: dict, count: int):
             "description": description,
             "view": state.spectator_view(),
             "forced": False,
-            "note": "live notes must never be sent",
+            "note": f"live note of seat {seat}",
         }
 
 
-def test_running_match_live_steps(client, alice, bob, monkeypatch) -> None:
+def test_running_match_live_steps(client, alice, bob, staff, monkeypatch) -> None:
     lineup = [
         noting_version(alice, "edel-stein-reich"),
         noting_version(bob, "edel-stein-reich"),
@@ -229,7 +229,7 @@ def test_running_match_live_steps(client, alice, bob, monkeypatch) -> None:
     assert frames[0]["view"] == start and frames[0]["description"] == "start"
     assert [f["action"] for f in frames[1:]] == [s["action"] for s in sent]
     assert frames[12]["view"] == sent[-1]["view"]
-    assert not any("note" in f for f in frames)
+    assert not any("note" in f for f in frames) and data["notes_for"] == []
     assert "seed" not in json.dumps(data)  # the seed would reveal the decks
 
     status, data = get_json(client, "match_live_json", match.pk, after=9)
@@ -241,6 +241,20 @@ def test_running_match_live_steps(client, alice, bob, monkeypatch) -> None:
     assert [f["step"] for f in data["frames"]] == [3, 4, 5, 6] and data["more"]
 
     assert get_json(client, "match_live_json", match.pk, after="x")[0] == 400
+
+    # debug notes live, as in replays: the owner's own seats, every seat for staff
+    acting = {s["seat"] for s in sent}
+    client.force_login(bob)
+    data = get_json(client, "match_live_json", match.pk)[1]
+    assert data["notes_for"] == [1]
+    assert notes_by_seat(data["frames"]) == ({1: {"live note of seat 1"}} if 1 in acting else {})
+    client.force_login(staff)
+    data = get_json(client, "match_live_json", match.pk)[1]
+    assert data["notes_for"] == [0, 1, 2]
+    assert notes_by_seat(data["frames"]) == {k: {f"live note of seat {k}"} for k in acting}
+    assert len(acting) > 1
+    client.logout()
+
     status, data = get_json(client, "match_frames_json", match.pk)
     assert status == 409 and data["live_url"] == reverse("match_live_json", args=[match.pk])
     assert LiveStep.objects.filter(match=match).count() == 12
