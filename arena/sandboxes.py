@@ -86,9 +86,7 @@ def sandbox_self_test(
         main.write_bytes(_ECHO_BOT)
         main.chmod(0o644)
         limits = sandbox.Limits(memory_mib=64, pids=16, startup_ms=int(timeout_s * 1000))
-        labels = {"gemarena.selftest": "1"}
-        if instance:
-            labels["gemarena.instance"] = instance
+        labels = {"gemarena.selftest": "1", **instance_label(instance)}
         proc = backend.launch(bot_dir, limits, name=f"selftest-{token[:8]}", labels=labels)
         ping = f'"ping {token}"'.encode()
         if not proc.send_line(ping, timeout_s=timeout_s):
@@ -130,18 +128,20 @@ def _remove_stale_self_tests(instance: str) -> None:
 
         reap(
             _STALE_SELF_TEST_S,
-            extra_labels={"gemarena.selftest": "1", "gemarena.instance": instance},
+            extra_labels={"gemarena.selftest": "1", **instance_label(instance)},
         )
     except Exception as exc:  # best effort; the self-test itself reports engine trouble
         log.info("stale self-test containers not removed: %s", exc)
 
 
+def instance_label(instance: str) -> dict[str, str]:
+    """The platform label (see MatchRequest.instance); none without an instance."""
+    return {"gemarena.instance": instance} if instance else {}
+
+
 def sandbox_labels(match_tag: str, instance: str = "") -> dict[str, str]:
     """The labels that find a match's sandboxes again (`instance` when set)."""
-    labels = {"gemarena.match": match_tag}
-    if instance:
-        labels["gemarena.instance"] = instance
-    return labels
+    return {"gemarena.match": match_tag, **instance_label(instance)}
 
 
 def reap_sandboxes(older_than_s: float | None = None, instance: str = "") -> list[str]:
@@ -153,7 +153,7 @@ def reap_sandboxes(older_than_s: float | None = None, instance: str = "") -> lis
 
         return reap(
             default_older_than_s() if older_than_s is None else older_than_s,
-            extra_labels={"gemarena.instance": instance} if instance else None,
+            extra_labels=instance_label(instance),
         )
     except Exception as exc:  # best effort: no engine here, or it is down
         log.info("reaper skipped: %s", exc)

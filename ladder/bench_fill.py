@@ -237,6 +237,7 @@ class Filler:
 
     def _copy_batch(self, match_rows: list, seat_rows: list, history_rows: list) -> None:
         from ladder.models import Match
+        from ladder.results import SEAT_RESULT_FIELDS
 
         copy_rows(
             Match._meta.db_table,
@@ -265,19 +266,7 @@ class Filler:
         )
         copy_rows(
             "ladder_matchseat",
-            [
-                "match_id",
-                "seat",
-                "version_id",
-                "rank",
-                "score",
-                "fault",
-                "fault_detail",
-                "think_ms",
-                "stderr_tail",
-                "elo_before",
-                "elo_change",
-            ],
+            ["match_id", "seat", "version_id", *SEAT_RESULT_FIELDS],
             seat_rows,
         )
         copy_rows(

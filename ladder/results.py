@@ -33,6 +33,17 @@ from ladder.ratings.elo import EloRating, apply_elo
 from ladder.ratings.results import MatchResult
 
 STDERR_KEEP = 16 * 1024
+#: the MatchSeat columns a result fills in (in this order where order matters)
+SEAT_RESULT_FIELDS = (
+    "rank",
+    "score",
+    "fault",
+    "fault_detail",
+    "think_ms",
+    "stderr_tail",
+    "elo_before",
+    "elo_change",
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,17 +57,16 @@ def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool
     the caller retries), the retry overwrites the same name. Either way no
     orphaned replay files pile up.
     """
-    written: list[str] = []
+    name = Match._meta.get_field("replay").generate_filename(None, f"match-{match_id}.json.gz")
     try:
-        return _record(match_id, claim, result, written)
+        return _record(match_id, claim, result, name)
     except BaseException:
-        for name in written:
-            _discard_unreferenced(match_id, name)
+        _discard_unreferenced(match_id, name)
         raise
 
 
 def _discard_unreferenced(match_id: int, name: str) -> None:
-    """Delete a replay file that no stored match points to. When the database
+    """Delete a replay file (if any) that no stored match points to. When the database
     cannot tell (it is the thing that failed), keep the file: an orphan is
     better than a finished match without its replay."""
     try:
@@ -68,7 +78,7 @@ def _discard_unreferenced(match_id: int, name: str) -> None:
     Match._meta.get_field("replay").storage.delete(name)
 
 
-def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, written: list[str]) -> bool:
+def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) -> bool:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status != Match.Status.RUNNING or match.claim != claim:
@@ -84,12 +94,10 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, written: list
             row.stderr_tail = result.stderr_tails[row.seat][-STDERR_KEEP:]
         # One name per match: a file left by an earlier attempt that failed
         # while the database was away is replaced, not joined by a sibling.
-        name = match.replay.field.generate_filename(match, f"match-{match.pk}.json.gz")
         match.replay.storage.delete(name)
         match.replay.save(
             name.rsplit("/", 1)[-1], ContentFile(replay_to_bytes(result.replay)), save=False
         )
-        written.append(match.replay.name)
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         match.reason = result.outcome.reason[:200]
@@ -97,19 +105,7 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, written: list
         match.error = ""
         if match.rated and match.kind == Match.Kind.LADDER:
             apply_ratings(match, seats)
-        MatchSeat.objects.bulk_update(
-            seats,
-            [
-                "rank",
-                "score",
-                "fault",
-                "fault_detail",
-                "think_ms",
-                "stderr_tail",
-                "elo_before",
-                "elo_change",
-            ],
-        )
+        MatchSeat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
         match.save()
         Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
             last_played_at=match.finished_at

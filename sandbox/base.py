@@ -94,6 +94,16 @@ class BotProcess(ABC):
     # the two hooks below; the deadline rules of reading live here, once.
     _stdout: LineBuffer
     _stderr: Tail
+    _started: float  # time.monotonic() at launch
+
+    def _usage(self, t0: float) -> dict[str, float]:
+        """Report figures both backends measure alike; t0 = teardown start."""
+        return {
+            "stdout_bytes": self._stdout.total_bytes,
+            "stderr_bytes": self._stderr.total_bytes,
+            "lifetime_ms": round((t0 - self._started) * 1000, 1),
+            "teardown_ms": ms_since(t0),
+        }
 
     @abstractmethod
     def _output_ended(self) -> bool:

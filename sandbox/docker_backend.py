@@ -26,7 +26,6 @@ from sandbox.base import (
     Limits,
     SandboxError,
     classify_exit,
-    ms_since,
 )
 from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
 
@@ -348,10 +347,7 @@ class DockerBot(BotProcess):
             extra={
                 "backend": "docker",
                 "container": self.name,
-                "stdout_bytes": self._stdout.total_bytes,
-                "stderr_bytes": self._stderr.total_bytes,
-                "lifetime_ms": round((t0 - self._started) * 1000, 1),
-                "teardown_ms": ms_since(t0),
+                **self._usage(t0),
             },
         )
         return self._report

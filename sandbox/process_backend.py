@@ -33,7 +33,6 @@ from sandbox.base import (
     SandboxError,
     check_bot_dir,
     classify_exit,
-    ms_since,
 )
 from sandbox.streams import LineBuffer, Tail
 
@@ -358,10 +357,7 @@ class ProcessBot(BotProcess):
             extra={
                 "backend": "process",
                 "bwrap": "--unshare-all" in self._proc.args,
-                "stdout_bytes": self._stdout.total_bytes,
-                "stderr_bytes": self._stderr.total_bytes,
-                "lifetime_ms": round((t0 - self._started) * 1000, 1),
-                "teardown_ms": ms_since(t0),
+                **self._usage(t0),
             },
         )
         return self._report

@@ -24,6 +24,23 @@ RANDOM_BOT = (ROOT / "bots" / "random" / "main.py").read_bytes()
 CRASH_BOT = b"import sys\nsys.stderr.write('about to fail\\n')\nraise SystemExit(3)\n"
 
 
+def paced_random_bot(delay_s: float) -> bytes:
+    """A protocol-level random bot that waits `delay_s` before every reply,
+    so a match lasts long enough for a test to interfere mid-match."""
+    return f"""
+import json, random, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "start":
+        print(json.dumps("ready"), flush=True)
+    elif msg.get("type") == "request":
+        time.sleep({delay_s})
+        print(json.dumps(random.choice(msg["legal"])), flush=True)
+    elif msg.get("type") == "end":
+        break
+""".encode()
+
+
 @pytest.fixture(autouse=True)
 def media_dir(settings) -> Iterator[Path]:
     # Not under pytest's tmp_path: that is private to root (0700), and the

@@ -19,22 +19,11 @@ from ladder.leaderboard import recompute_elo
 from ladder.matches import create_match
 from ladder.models import Match, MatchSeat, Rating, RatingHistory
 from ladder.tasks import reap_stale_matches
-from tests.ladder.conftest import wait_for, worker_processes
+from tests.ladder.conftest import paced_random_bot, wait_for, worker_processes
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
-SLOW_BOT = b"""
-import json, random, sys, time
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg.get("type") == "start":
-        print(json.dumps("ready"), flush=True)
-    elif msg.get("type") == "request":
-        time.sleep(0.3)
-        print(json.dumps(random.choice(msg["legal"])), flush=True)
-    elif msg.get("type") == "end":
-        break
-"""
+SLOW_BOT = paced_random_bot(0.3)
 
 
 def test_four_workers_lose_no_update(media_dir) -> None:

@@ -39,7 +39,7 @@ from ladder.bots import add_version, install_builtin
 from ladder.leaderboard import recompute_elo
 from ladder.matches import create_match
 from ladder.models import Match, MatchSeat, RatingHistory, WorkerHeartbeat
-from tests.ladder.conftest import wait_for
+from tests.ladder.conftest import paced_random_bot, wait_for
 from tests.ops.conftest import named_workers
 
 pytestmark = [
@@ -51,18 +51,7 @@ pytestmark = [
 ]
 
 # about 160 decisions at 10 ms: a match lasts 2-3 s, so faults land mid-match
-STEADY_BOT = b"""
-import json, random, sys, time
-for line in sys.stdin:
-    msg = json.loads(line)
-    if msg.get("type") == "start":
-        print(json.dumps("ready"), flush=True)
-    elif msg.get("type") == "request":
-        time.sleep(0.01)
-        print(json.dumps(random.choice(msg["legal"])), flush=True)
-    elif msg.get("type") == "end":
-        break
-"""
+STEADY_BOT = paced_random_bot(0.01)
 MATCHES = 12
 WORKER_ENV = {
     "SANDBOX_BACKEND": "docker",

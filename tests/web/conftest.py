@@ -13,7 +13,7 @@ from arena import replay_to_bytes
 from ladder.bots import add_version, create_bot
 from ladder.matches import create_match
 from ladder.models import Bot, Match, MatchSeat
-from ladder.results import apply_ratings
+from ladder.results import SEAT_RESULT_FIELDS, apply_ratings
 from tests.ladder.conftest import RANDOM_BOT, alice, bob, media_dir  # noqa: F401 (fixtures)
 
 
@@ -82,19 +82,7 @@ def play(
             f"match-{match.pk}.json.gz", ContentFile(fake_replay(match, notes)), save=False
         )
         apply_ratings(match, seats)
-        MatchSeat.objects.bulk_update(
-            seats,
-            [
-                "rank",
-                "score",
-                "fault",
-                "fault_detail",
-                "stderr_tail",
-                "think_ms",
-                "elo_before",
-                "elo_change",
-            ],
-        )
+        MatchSeat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
         match.save()
         Bot.objects.filter(pk__in=[b.pk for b in bots]).update(last_played_at=match.finished_at)
     return match
