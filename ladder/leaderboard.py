@@ -1,7 +1,8 @@
 """The leaderboard's numbers: the batch fit over all rated matches, and recompute.
 
 `refit(game)` fits the maximum-likelihood Elo over every rated, finished
-match of one game and stores it on the bots' Rating rows. `recompute_elo`
+match of one game and stores it on the bots' Rating rows; `rated_pair_games`
+counts who has met whom in those matches, for the pairing. `recompute_elo`
 replays the incremental Elo from the stored results in the order they were
 first applied (Match.rating_seq) and reports any difference.
 """
@@ -11,10 +12,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
-from ladder.models import GameFit, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import BotVersion, GameFit, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings.elo import EloRating, replay_elo
 from ladder.ratings.fit import fit_ratings
 from ladder.ratings.results import MatchResult
@@ -37,6 +38,27 @@ def rated_results(game: str) -> tuple[list[int], list[MatchResult]]:
         MatchResult(tuple(b for b, _ in seats[m]), tuple(r for _, r in seats[m])) for m in order
     ]
     return order, results
+
+
+def rated_pair_games(game: str) -> dict[tuple[int, int], int]:
+    """For every pair of bots that sat at one table of a rated, finished match
+    of `game`: how many such matches, keyed (bot at the lower seat, bot at the
+    higher seat). The pairing's `pair_games`; one SQL aggregate instead of
+    reading every result like `rated_results`."""
+    seat, version, match = (m._meta.db_table for m in (MatchSeat, BotVersion, Match))
+    sql = f"""
+        SELECT va.bot_id, vb.bot_id, COUNT(*)
+        FROM {seat} sa
+        JOIN {seat} sb ON sb.match_id = sa.match_id AND sb.seat > sa.seat
+        JOIN {match} m ON m.id = sa.match_id
+        JOIN {version} va ON va.id = sa.version_id
+        JOIN {version} vb ON vb.id = sb.version_id
+        WHERE m.game = %s AND m.rating_seq IS NOT NULL
+        GROUP BY va.bot_id, vb.bot_id
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [game])
+        return {(a, b): n for a, b, n in cursor.fetchall()}
 
 
 def refit(game: str) -> int:

@@ -3,7 +3,8 @@
 The queue is kept at QUEUE_DEPTH_PER_WORKER ladder matches per live worker and
 per game. Pairing itself (who plays whom, mirrored pairs and rotated tables,
 no starvation) is `ladder.ratings.pairing`; this module only feeds it the
-bots' current numbers and stores what it plans.
+bots' current numbers (fitted rating, games, last played, and who has met
+whom in rated matches) and stores what it plans.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 
 from arena import all_games
+from ladder.leaderboard import rated_pair_games
 from ladder.matches import create_match
 from ladder.models import Bot, Counter, LadderSettings, Match, WorkerHeartbeat
 from ladder.ratings.pairing import PairingBot, plan_matches
@@ -39,13 +41,10 @@ def pairing_input(bots: list[Bot]) -> list[PairingBot]:
     rows = []
     for bot in bots:
         rating = getattr(bot, "rating", None)
-        fitted = rating.fitted if rating else None
-        half = (rating.fitted_high - rating.fitted_low) / 2 if fitted is not None else None
         rows.append(
             PairingBot(
                 bot_id=bot.pk,
-                rating=fitted,
-                half_width=half,
+                rating=rating.fitted if rating else None,
                 games=rating.elo_games if rating else 0,
                 last_played=bot.last_played_at.timestamp() if bot.last_played_at else None,
             )
@@ -74,7 +73,14 @@ def fill_queue(rng: random.Random | None = None) -> int:
         by_id = {b.pk: b for b in bots}
         with transaction.atomic():
             first = Counter.next(f"group:{game.id}", groups)
-            plan = plan_matches(pairing_input(bots), seats, groups, rng, first_group=first)
+            plan = plan_matches(
+                pairing_input(bots),
+                seats,
+                groups,
+                rng,
+                first_group=first,
+                pair_games=rated_pair_games(game.id),
+            )
             for planned in plan:
                 create_match(
                     game.id,

@@ -11,7 +11,7 @@ See docs/ratings.md.
 
 from .elo import ELO, EloConfig, EloRating, EloUpdate, apply_elo, elo_changes, k_factor, replay_elo
 from .fit import FIT, BotFit, Fit, FitConfig, fit_ratings
-from .pairing import PAIRING, PairingBot, PairingConfig, PlannedMatch, plan_matches
+from .pairing import PAIRING, PairingBot, PairingConfig, PlannedMatch, pair_games_of, plan_matches
 from .results import BotId, MatchResult, expected_score
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "expected_score",
     "fit_ratings",
     "k_factor",
+    "pair_games_of",
     "plan_matches",
     "replay_elo",
 ]

@@ -1,50 +1,64 @@
 """Which bots play next: pure, seeded, plain data in and out.
 
-Policy (docs/ratings.md has the reasoning):
+Policy (docs/ratings.md has the reasoning and the measurements):
 
 * Groups: every planned table is played as a group with one engine seed and
   seats rotated, so seat advantage and deal luck cancel: 2 seats → the mirrored
   pair (A, B), (B, A); n seats → the n cyclic rotations of the table.
+* Posterior: the pairing keeps a normal approximation of what the ladder
+  knows, built like the fit's: the bots' fitted ratings as means, and as
+  precision the fit's prior (`prior_draws` virtual draws) plus, for every pair
+  of bots, the rated games they played at one table times p(1 − p). Its
+  inverse is the full covariance: bots that met often, directly or through
+  common opponents, have correlated errors.
+* Value of a game: the expected share of correctly ordered pairs is
+  Σ_{i<j} Φ(|μ_i − μ_j| / s_ij), s_ij the posterior SD of the difference. A
+  game between a and b (information p_ab(1 − p_ab)) lowers every s_ij²; the
+  gain G_ab is the first-order rise of that sum, Σ_{i<j} w_ij · Δs_ij², with
+  w_ij = φ(z_ij) · max(z_ij, z_floor) / s_ij² and z_ij = |μ_i − μ_j| / s_ij.
+  Pairs already settled (large z) and pairs too close to settle soon weigh
+  little, so games go where they change the order, and to bots whose place
+  is uncertain relative to many others. The floor keeps a weight on pairs
+  whose fitted ratings are equal (their value comes from the mean moving,
+  which a variance derivative does not see). In matrix form
+  G_ab = p_ab(1 − p_ab) · (u_ab^T Σ L_w Σ u_ab), L_w the Laplacian of w.
 * Seed bot: groups are numbered by the caller (`first_group`, a ladder-wide
   counter). Every `fairness_every`-th group (number divisible by it) is seeded
   with the bot that has waited longest (never played first); the others with
-  the most uncertain bot: the one with the most expected misorderings against
-  the others, Σ_j Φ(−|R_i − R_j| / √(σ_i² + σ_j²)) (`seed_by="interval"`:
-  simply the widest interval; unrated bots count as σ = 350 Elo). A seated
-  bot becomes the most recently played, so each fairness group lowers the
-  number of bots that have waited longer than any given bot: every bot is
-  seated at least once in any `fairness_every` × (number of bots) consecutive
-  groups, whatever the ratings say (provided the caller numbers groups
-  consecutively and passes back `last_played`).
+  a bot of the pair with the largest gain. A seated bot becomes the most
+  recently played, so each fairness group lowers the number of bots that
+  have waited longer than any given bot: every bot is seated at least once in
+  any `fairness_every` × (number of bots) consecutive groups, whatever the
+  ratings say (provided the caller numbers groups consecutively and passes
+  back `last_played`).
 * Opponents: each further seat is, with probability `random_fraction` (0.2),
   a uniformly random bot not yet at the table (keeps the comparison graph
-  connected and guards against model misfit); otherwise the bot c maximising
-  Σ_{j at table} (σ_j² + σ_c²) · p_jc (1 − p_jc) — the expected variance
-  reduction of a game between j and c, largest for uncertain bots whose
-  outcome is closest to a coin flip.
-* Within one plan, each seated bot's variance shrinks by the Fisher
-  information of the games just planned, and it counts as just played, so a
-  batch spreads over the pool instead of seating one bot in every group.
+  connected and guards against model misfit); otherwise the bot c with the
+  largest Σ_{j at table} G_jc.
+* Within one plan, the planned games are added to the posterior (every pair
+  at a table, once per rotation) and the seated bots count as just played,
+  so a batch spreads over the pool. The means and the pair weights w stay as
+  they were when the plan started.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .results import ELO_PER_NAT, Z95, BotId, expected_score
+from .results import ELO_PER_NAT, BotId
 
 
 @dataclass(frozen=True)
 class PairingBot:
     bot_id: BotId
-    #: fitted rating and 95 % half-width (Elo); None for a bot without rated matches.
+    #: fitted ladder rating (Elo); None for a bot without rated matches.
     rating: float | None = None
-    half_width: float | None = None
     games: int = 0
     #: any increasing clock (timestamp, match id); None = never played.
     last_played: float | None = None
@@ -54,13 +68,16 @@ class PairingBot:
 class PairingConfig:
     random_fraction: float = 0.2
     fairness_every: int = 2
-    #: rating SD assumed for a bot without a fit (wider than any fitted bot).
-    unrated_sd: float = 350.0
-    #: "rank": expected misorderings (see _rank_uncertainty); "interval": widest interval.
-    seed_by: str = "rank"
+    #: the fit's prior (FitConfig.prior_draws): precision prior_draws/4 per bot, in nats⁻².
+    prior_draws: float = 2.0
+    #: pairs closer than this many SDs weigh as if they were this far apart.
+    z_floor: float = 1.0
 
 
 PAIRING = PairingConfig()
+
+#: Rated games per pair of bots at one table: {(a, b): games}, either order.
+PairGames = Mapping[tuple[BotId, BotId], float]
 
 
 @dataclass(frozen=True)
@@ -76,8 +93,6 @@ class PlannedMatch:
 class _Entry:
     index: int
     bot_id: BotId
-    rating: float
-    var: float  # Elo²
     games: int
     wait_key: tuple[int, float]  # smaller = has waited longer
 
@@ -89,11 +104,14 @@ def plan_matches(
     rng: random.Random,
     first_group: int = 0,
     config: PairingConfig = PAIRING,
+    pair_games: PairGames | None = None,
 ) -> list[PlannedMatch]:
     """Plan `groups` groups (seats · groups matches) among `bots` (the enabled ones).
 
-    Returns [] when there are fewer bots than seats. Deterministic for the same
-    input order and generator state.
+    `pair_games` holds the rated games each pair has played at one table (a
+    pair with a bot that is not in `bots` is ignored). Returns [] when there
+    are fewer bots than seats. Deterministic for the same input order and
+    generator state.
     """
     if seats < 2:
         raise ValueError("a match needs at least 2 seats")
@@ -101,19 +119,28 @@ def plan_matches(
         raise ValueError("bot ids must be unique")
     if len(bots) < seats:
         return []
-    entries = _entries(bots, config)
-    ranks = _RankUncertainty(entries) if config.seed_by == "rank" else None
+    entries = [
+        _Entry(
+            i,
+            b.bot_id,
+            b.games,
+            (0, -math.inf) if b.last_played is None else (1, float(b.last_played)),
+        )
+        for i, b in enumerate(bots)
+    ]
+    posterior = _Posterior(bots, pair_games or {}, config)
     planned: list[PlannedMatch] = []
     for offset in range(groups):
         group = first_group + offset
+        gain = posterior.gains()
         # Shuffle once per group so that exact ties are broken at random.
         pool = entries[:]
         rng.shuffle(pool)
         if group % config.fairness_every == 0:
-            seed_bot = min(pool, key=lambda e: (e.wait_key, -e.var, e.games))
+            seed_bot = min(pool, key=lambda e: (e.wait_key, -posterior.var(e.index), e.games))
         else:
-            score = ranks.score if ranks is not None else [e.var for e in entries]
-            seed_bot = max(pool, key=lambda e: (score[e.index], _waited(e), -e.games))
+            best = gain.max(axis=1)
+            seed_bot = max(pool, key=lambda e: (best[e.index], _waited(e), -e.games))
         table = [seed_bot]
         random_picks = []
         while len(table) < seats:
@@ -122,7 +149,8 @@ def plan_matches(
                 pick = rng.choice(candidates)
                 random_picks.append(pick.bot_id)
             else:
-                pick = max(candidates, key=lambda c: _information(table, c))
+                score = gain[[t.index for t in table]].sum(axis=0)
+                pick = max(candidates, key=lambda c: score[c.index])
             table.append(pick)
         rng.shuffle(table)
         seed = rng.getrandbits(63)
@@ -131,85 +159,75 @@ def plan_matches(
             planned.append(
                 PlannedMatch(tuple(e.bot_id for e in order), seed, group, tuple(random_picks))
             )
-        _played(table, offset, seats)
-        if ranks is not None:
-            for e in table:
-                ranks.update(e.index, e.var)
+        posterior.played([e.index for e in table], seats)
+        for e in table:
+            e.games += seats
+            e.wait_key = (2, float(offset))
     return planned
 
 
-def _entries(bots: Sequence[PairingBot], config: PairingConfig) -> list[_Entry]:
-    rated = [b.rating for b in bots if b.rating is not None]
-    mean = sum(rated) / len(rated) if rated else 1500.0
-    entries = []
-    for b in bots:
-        if b.rating is None or b.half_width is None:
-            var = config.unrated_sd**2
-        else:
-            var = (b.half_width / Z95) ** 2
-        rating = mean if b.rating is None else b.rating
-        wait = (0, -math.inf) if b.last_played is None else (1, float(b.last_played))
-        entries.append(_Entry(len(entries), b.bot_id, rating, var, b.games, wait))
-    return entries
+class _Posterior:
+    """Normal approximation of the ladder's knowledge, in nats (see the module doc).
 
+    The pair weights w are fixed when the plan starts (like the means), so
+    K = Σ L_w Σ needs one O(bots³) product per plan; each planned pair then
+    changes Σ and K by low-rank updates in O(bots²)."""
 
-class _RankUncertainty:
-    """For every bot, the expected number of bots it is ordered wrongly against:
-    Σ_j Φ(−|R_i − R_j| / √(σ_i² + σ_j²)). A wide interval in a crowded part of
-    the ladder scores high; an outlier far from everyone does not, however wide
-    its interval (seeding by interval width alone gave such bots 5–10× the
-    average number of games in the simulation). Kept up to date in O(bots) per
-    changed variance, so planning stays fast for 1000s of bots."""
+    def __init__(self, bots: Sequence[PairingBot], pair_games: PairGames, config: PairingConfig):
+        if config.prior_draws <= 0:
+            raise ValueError("prior_draws must be positive")
+        rated = [b.rating for b in bots if b.rating is not None]
+        mean = sum(rated) / len(rated) if rated else 0.0
+        mu = np.array([mean if b.rating is None else b.rating for b in bots]) / ELO_PER_NAT
+        p = 1.0 / (1.0 + np.exp(mu[None, :] - mu[:, None]))
+        self.q = p * (1.0 - p)
+        index = {b.bot_id: i for i, b in enumerate(bots)}
+        counts = np.zeros((len(bots), len(bots)))
+        for (a, b), games in pair_games.items():
+            i, j = index.get(a), index.get(b)
+            if i is not None and j is not None and i != j:
+                counts[i, j] += games
+                counts[j, i] += games
+        info = self.q * counts
+        self.cov = np.linalg.inv(np.diag(info.sum(axis=1) + config.prior_draws / 4.0) - info)
+        d = np.diag(self.cov)
+        s2 = np.maximum(d[:, None] + d[None, :] - 2.0 * self.cov, 1e-12)
+        z = np.abs(mu[:, None] - mu[None, :]) / np.sqrt(s2)
+        w = np.exp(-0.5 * z * z) / math.sqrt(2.0 * math.pi) * np.maximum(z, config.z_floor) / s2
+        np.fill_diagonal(w, 0.0)
+        self.laplacian = np.diag(w.sum(axis=1)) - w
+        self.k = self.cov @ self.laplacian @ self.cov
 
-    def __init__(self, entries: list[_Entry]) -> None:
-        self.rating = np.array([e.rating for e in entries])
-        self.var = np.array([e.var for e in entries])
-        self.score = np.array([self._row(i).sum() for i in range(len(entries))])
+    def var(self, i: int) -> float:
+        return float(self.cov[i, i])
 
-    def _row(self, i: int) -> np.ndarray:
-        z = np.abs(self.rating - self.rating[i]) / np.sqrt(self.var + self.var[i])
-        terms = _normal_tail(z)
-        terms[i] = 0.0
-        return terms
+    def gains(self) -> np.ndarray:
+        """G_ab for every pair (0 on the diagonal)."""
+        kd = np.diag(self.k)
+        return self.q * np.maximum(kd[:, None] + kd[None, :] - 2.0 * self.k, 0.0)
 
-    def update(self, i: int, var: float) -> None:
-        old = self._row(i)
-        self.var[i] = var
-        new = self._row(i)
-        self.score += new - old
-        self.score[i] = new.sum()
-
-
-def _normal_tail(z: np.ndarray) -> np.ndarray:
-    """Φ(−z) for z ≥ 0 (Abramowitz & Stegun 7.1.26, absolute error < 1e-7)."""
-    x = z / math.sqrt(2.0)
-    t = 1.0 / (1.0 + 0.3275911 * x)
-    poly = t * (
-        0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
-    )
-    return 0.5 * poly * np.exp(-x * x)
+    def played(self, table: list[int], seats: int) -> None:
+        """Add the planned group: every pair at the table meets once per rotation.
+        Σ' = Σ − α v vᵀ with v = Σ u; K' = K − α(v yᵀ + y vᵀ) + α² (vᵀ L v) v vᵀ, y = Σ L v."""
+        for a, b in itertools.combinations(table, 2):
+            info = seats * self.q[a, b]
+            v = self.cov[:, a] - self.cov[:, b]
+            alpha = info / (1.0 + info * (v[a] - v[b]))
+            lv = self.laplacian @ v
+            y = self.cov @ lv
+            self.k += alpha * alpha * float(v @ lv) * np.outer(v, v)
+            self.k -= alpha * (np.outer(v, y) + np.outer(y, v))
+            self.cov -= alpha * np.outer(v, v)
 
 
 def _waited(e: _Entry) -> tuple[float, float]:
     return (-e.wait_key[0], -e.wait_key[1])
 
 
-def _information(table: list[_Entry], c: _Entry) -> float:
-    total = 0.0
-    for j in table:
-        p = expected_score(j.rating, c.rating)
-        total += (j.var + c.var) * p * (1.0 - p)
-    return total
-
-
-def _played(table: list[_Entry], offset: int, seats: int) -> None:
-    """Count the planned games: newest wait key, variance shrunk by their information."""
-    for e in table:
-        info = 0.0
-        for j in table:
-            if j is not e:
-                p = expected_score(e.rating, j.rating)
-                info += seats * p * (1.0 - p) / ELO_PER_NAT**2
-        e.var = 1.0 / (1.0 / e.var + info)
-        e.games += seats
-        e.wait_key = (2, float(offset))
+def pair_games_of(tables: Sequence[Sequence[BotId]]) -> dict[tuple[BotId, BotId], int]:
+    """`pair_games` from the seatings of rated matches (one count per pair per match)."""
+    counts: dict[tuple[BotId, BotId], int] = {}
+    for table in tables:
+        for a, b in itertools.combinations(table, 2):
+            counts[(a, b)] = counts.get((a, b), 0) + 1
+    return counts

@@ -1,6 +1,6 @@
 """Simulated ladders with known strengths, through the real pairing and fit code.
 
-    python -m ladder.ratings.simulate [--runs 100] [--jobs 2] [--seats 2 4]
+    python -m ladder.ratings.simulate [--runs 400] [--jobs 2] [--seats 2 4]
 
 Each run draws 32 true ratings from N(1500, 200²) Elo (the reading of
 "spread 200" in notes/ratings.md), then loops: fit all matches so far
@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 from .elo import replay_elo
 from .fit import FitConfig, fit_ratings
-from .pairing import PairingBot, PairingConfig, plan_matches
+from .pairing import PairingBot, PairingConfig, pair_games_of, plan_matches
 from .results import ELO_PER_NAT, MatchResult
 
 
@@ -98,6 +98,7 @@ def run_ladder(config: SimConfig, seed: int) -> list[Checkpoint]:
     per_batch = max(1, round(config.bots * config.games_per_batch / seat_games))
     matches: list[MatchResult] = []
     last_played: dict[int, int] = {}
+    pair_games: dict[tuple[int, int], int] = {}
     group = 0
     results = []
     for checkpoint in config.checkpoints:
@@ -108,18 +109,26 @@ def run_ladder(config: SimConfig, seed: int) -> list[Checkpoint]:
                 PairingBot(
                     b,
                     centred[b] if config.oracle_pairing else fit[b].rating if b in fit else None,
-                    fit[b].half_width if b in fit else None,
                     fit[b].games if b in fit else 0,
                     last_played.get(b),
                 )
                 for b in range(config.bots)
             ]
-            for planned in plan_matches(
-                status, config.seats, per_batch, rng, first_group=group, config=config.pairing
-            ):
+            plan = plan_matches(
+                status,
+                config.seats,
+                per_batch,
+                rng,
+                first_group=group,
+                config=config.pairing,
+                pair_games=pair_games,
+            )
+            for planned in plan:
                 matches.append(play(planned.seats, truth, config.first_seat_advantage, rng))
                 for b in planned.seats:
                     last_played[b] = planned.group
+            for pair, games in pair_games_of([p.seats for p in plan]).items():
+                pair_games[pair] = pair_games.get(pair, 0) + games
             group += per_batch
         results.append(_score(matches[:target], checkpoint, centred, config))
     return results
@@ -179,7 +188,7 @@ def summarise(config: SimConfig, runs: list[list[Checkpoint]]) -> list[str]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
-    add("--runs", type=int, default=100, help="ladders per seat count (default 100)")
+    add("--runs", type=int, default=400, help="ladders per seat count (default 400)")
     add("--jobs", type=int, default=2, help="worker processes (default 2)")
     add("--seats", type=int, nargs="+", default=[2, 4], help="seat counts (default 2 4)")
     add("--bots", type=int, default=32, help="bots per ladder (default 32)")
@@ -202,7 +211,8 @@ def main(argv: list[str] | None = None) -> None:
         "--prior-draws",
         type=float,
         default=FitConfig.prior_draws,
-        help=f"virtual draws per bot in the fit (default {FitConfig.prior_draws:g})",
+        help="virtual draws per bot in the fit and the pairing's posterior "
+        f"(default {FitConfig.prior_draws:g})",
     )
     add(
         "--random-fraction",
@@ -218,10 +228,11 @@ def main(argv: list[str] | None = None) -> None:
         f"(default {PairingConfig.fairness_every})",
     )
     add(
-        "--seed-by",
-        choices=["rank", "interval"],
-        default="rank",
-        help="seed the other groups by expected misorderings or by widest interval",
+        "--z-floor",
+        type=float,
+        default=PairingConfig.z_floor,
+        help="pairs closer than this many SDs weigh as if this far apart "
+        f"(default {PairingConfig.z_floor:g})",
     )
     add(
         "--games-per-batch",
@@ -249,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
                 PairingConfig(),
                 random_fraction=args.random_fraction,
                 fairness_every=args.fairness_every,
-                seed_by=args.seed_by,
+                prior_draws=args.prior_draws,
+                z_floor=args.z_floor,
             ),
         )
         start = time.perf_counter()

@@ -14,7 +14,7 @@ import pytest
 from arena import SystemFault
 from ladder import tasks
 from ladder.bots import add_version, create_bot, install_builtin
-from ladder.leaderboard import recompute_elo, refit
+from ladder.leaderboard import rated_pair_games, rated_results, recompute_elo, refit
 from ladder.matches import create_match
 from ladder.models import (
     Bot,
@@ -25,6 +25,7 @@ from ladder.models import (
     RatingHistory,
     WorkerHeartbeat,
 )
+from ladder.ratings import pair_games_of
 from ladder.results import record_result
 from ladder.scheduler import fill_queue
 from ladder.uploads import UploadError
@@ -263,16 +264,26 @@ def test_paused_ladder_schedules_nothing(process_sandbox) -> None:
     assert not Match.objects.filter(kind=Match.Kind.LADDER).exists()
 
 
-def test_recompute_matches_the_incremental_path(process_sandbox, settings) -> None:
+def test_recompute_and_pair_counts_match_the_stored_results(process_sandbox, settings) -> None:
     settings.QUEUE_DEPTH_PER_WORKER = 4
-    ladder_bots(4)
+    duel = ladder_bots(4)
     ladder_bots(3, game="edel-stein-reich")
     fill_queue(random.Random(3))
     assert set(run_queued(Match.Kind.LADDER)) == {"finished"}
+    # an unrated finished match does not count as a meeting
+    unrated = create_match("splendor-duel", [b.active_version for b in duel[:2]], rated=False)
+    run_queued(Match.Kind.LADDER)
+    assert Match.objects.get(pk=unrated.pk).status == "finished"
     for game in ("splendor-duel", "edel-stein-reich"):
         report = recompute_elo(game, write=False)
         assert report.matches > 0
         assert report.differences == []
+        # the scheduler's SQL count of meetings = counting the fit's own input
+        _, results = rated_results(game)
+        assert rated_pair_games(game) == pair_games_of([r.bot_ids for r in results])
+        assert sum(rated_pair_games(game).values()) == sum(
+            len(r.bot_ids) * (len(r.bot_ids) - 1) // 2 for r in results
+        )
         assert refit(game) == report.matches
     # a stored number changed behind the ladder's back is found and fixed
     rating = Rating.objects.filter(bot__game="splendor-duel", elo_games__gt=0).first()

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 
-from ladder.ratings import PairingBot, PairingConfig, plan_matches
+from ladder.ratings import PairingBot, PairingConfig, pair_games_of, plan_matches
+from ladder.ratings.pairing import _Posterior
+from ladder.ratings.results import ELO_PER_NAT
+
+PAIRING_DEFAULT = PairingConfig()
 
 
 def ladder(n: int = 12) -> list[PairingBot]:
-    return [PairingBot(f"b{i}", 1200.0 + 50 * i, 80.0, 50, float(i)) for i in range(n)]
+    return [PairingBot(f"b{i}", 1200.0 + 50 * i, 50, float(i)) for i in range(n)]
+
+
+def round_robin(bots: list[PairingBot], games: int) -> dict:
+    return {(a.bot_id, b.bot_id): games for a, b in itertools.combinations(bots, 2)}
 
 
 def test_two_seats_are_mirrored_pairs() -> None:
@@ -42,35 +53,51 @@ def test_tables_are_rotated(seats: int) -> None:
             assert {m.seats[seat] for m in group} == set(base)
 
 
-def simulate_rounds(bots: list[PairingBot], seats: int, groups: int, rng: random.Random, config):
-    """Plan one group at a time, feeding last_played back like the ladder does."""
+def simulate_rounds(
+    bots: list[PairingBot], seats: int, groups: int, rng: random.Random, config, pair_games
+):
+    """Plan one group at a time, feeding last_played and the games back like the ladder does."""
     played: list[tuple[int, tuple]] = []
     status = {b.bot_id: b for b in bots}
+    pair_games = dict(pair_games)
     for g in range(groups):
-        plan = plan_matches(list(status.values()), seats, 1, rng, first_group=g, config=config)
+        plan = plan_matches(
+            list(status.values()),
+            seats,
+            1,
+            rng,
+            first_group=g,
+            config=config,
+            pair_games=pair_games,
+        )
         for match in plan:
             for bot in match.seats:
                 old = status[bot]
-                status[bot] = PairingBot(bot, old.rating, old.half_width, old.games + 1, 1000.0 + g)
+                status[bot] = PairingBot(bot, old.rating, old.games + 1, 1000.0 + g)
+        for pair, games in pair_games_of([m.seats for m in plan]).items():
+            pair_games[pair] = pair_games.get(pair, 0) + games
         played.append((g, plan[0].seats))
     return played
 
 
 @pytest.mark.parametrize("seats", [2, 4])
 def test_no_starvation(seats: int) -> None:
-    # b0 is far below everyone with a tiny interval: information never picks it,
-    # and it is never the most uncertain. It must still play regularly.
-    bots = [PairingBot("b0", 600.0, 5.0, 500, 0.0)] + [
-        PairingBot(f"b{i}", 1500.0 + 10 * i, 150.0, 5, 0.0) for i in range(1, 16)
-    ]
+    # b0 is far below everyone and has met each of them 200 times: information
+    # never picks it, and it is never the most uncertain. It must still play regularly.
+    b0 = PairingBot("b0", 600.0, 3000, 0.0)
+    others = [PairingBot(f"b{i}", 1500.0 + 10 * i, 5, 0.0) for i in range(1, 16)]
+    known = {("b0", b.bot_id): 200 for b in others}
     config = PairingConfig(random_fraction=0.0)
-    played = simulate_rounds(bots, seats, 600, random.Random(3), config)
+    bots = [b0] + others
+    played = simulate_rounds(bots, seats, 600, random.Random(3), config, known)
     window = config.fairness_every * len(bots)
     for start in range(0, 600 - window):
         seen = {b for g, table in played[start : start + window] for b in table}
         assert seen == {b.bot_id for b in bots}, f"someone starved in groups {start}…"
     counts = Counter(b for _, table in played for b in table)
     assert counts["b0"] >= 600 / window
+    # ... and only when fairness seats it: information never picks it
+    assert all(g % config.fairness_every == 0 for g, table in played if "b0" in table)
 
 
 def test_about_twenty_percent_random_opponents() -> None:
@@ -87,24 +114,87 @@ def test_about_twenty_percent_random_opponents() -> None:
     assert not any(m.random_picks for m in none)
 
 
-def test_opponent_is_the_closest_call() -> None:
-    # equal intervals: the informative opponent is the nearest rating
-    bots = [PairingBot(f"b{i}", r, 100.0, 40, 5.0) for i, r in enumerate([1000, 1480, 1530, 2000])]
-    bots.append(PairingBot("seed", 1500.0, 100.0, 40, 0.0))  # waited longest
-    plan = plan_matches(bots, 2, 1, random.Random(5), config=PairingConfig(random_fraction=0.0))
-    assert set(plan[0].seats) == {"seed", "b1"}
+def test_no_lopsided_games_and_new_opponents_first() -> None:
+    config = PairingConfig(random_fraction=0.0)
+    seed = PairingBot("seed", 1500.0, 40, 0.0)  # waited longest: seeds group 0
+    # a game against a bot 1000 Elo away tells nothing
+    far = [PairingBot("near", 1520.0, 40, 5.0), PairingBot("far", 2500.0, 40, 5.0)]
+    plan = plan_matches([seed] + far, 2, 1, random.Random(5), config=config)
+    assert set(plan[0].seats) == {"seed", "near"}
+    # of two equal opponents, the one never met; whichever comes first in the input
+    twins = [PairingBot("met", 1550.0, 40, 5.0), PairingBot("new", 1550.0, 40, 5.0)]
+    for order in (twins, twins[::-1]):
+        for rng_seed in range(5):
+            plan = plan_matches(
+                [seed] + order,
+                2,
+                1,
+                random.Random(rng_seed),
+                config=config,
+                pair_games={("seed", "met"): 30, ("met", "new"): 5, ("seed", "other"): 9},
+            )
+            assert set(plan[0].seats) == {"seed", "new"}
 
 
 def test_uncertain_bots_are_seeded_first() -> None:
-    rated = [PairingBot(f"b{i}", 1400.0 + 20 * i, 60.0, 80, 10.0 + i) for i in range(10)]
-    newcomer = PairingBot("new", None, None, 0, 50.0)  # played most recently, but unrated
-    for seed_by in ("rank", "interval"):
-        config = PairingConfig(random_fraction=0.0, seed_by=seed_by)
-        # odd group numbers are uncertainty groups, even ones fairness groups
-        plan = plan_matches(rated + [newcomer], 2, 1, random.Random(6), 1, config)
-        assert "new" in plan[0].seats
-        fair = plan_matches(rated + [newcomer], 2, 1, random.Random(6), 0, config)
-        assert "b0" in fair[0].seats  # the longest-waiting bot
+    rated = [PairingBot(f"b{i}", 1400.0 + 20 * i, 90, 10.0 + i) for i in range(10)]
+    newcomer = PairingBot("new", None, 0, 50.0)  # played most recently, but unrated
+    config = PairingConfig(random_fraction=0.0)
+    known = round_robin(rated, 10)
+    # odd group numbers are information groups, even ones fairness groups
+    plan = plan_matches(rated + [newcomer], 2, 1, random.Random(6), 1, config, known)
+    assert "new" in plan[0].seats
+    fair = plan_matches(rated + [newcomer], 2, 1, random.Random(6), 0, config, known)
+    assert "b0" in fair[0].seats  # the longest-waiting bot
+
+
+def expected_correct_pairs(mu: np.ndarray, cov: np.ndarray) -> float:
+    """Σ_{i<j} Φ(|μ_i − μ_j| / s_ij), written out pair by pair."""
+    total = 0.0
+    for i, j in itertools.combinations(range(len(mu)), 2):
+        s = math.sqrt(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+        total += 0.5 * (1 + math.erf(abs(mu[i] - mu[j]) / s / math.sqrt(2)))
+    return total
+
+
+def test_gain_is_twice_the_rise_in_expected_correct_pairs_per_game() -> None:
+    # Without the floor, G_ab = q_ab · Σ φ(z) z / s² · Δs² is the derivative
+    # of Σ Φ(z) with respect to games between a and b, times 2 (dΦ/ds² = −φ z / 2s²).
+    bots = [PairingBot(i, r, 0, None) for i, r in enumerate([1380.0, 1450, 1500, 1530, 1700])]
+    games = {(0, 1): 3, (1, 2): 1, (2, 3): 4, (0, 4): 2, (3, 4): 1}
+    config = PairingConfig(z_floor=0.0)
+    posterior = _Posterior(bots, games, config)
+    gains = posterior.gains()
+    mu = np.array([b.rating for b in bots]) / ELO_PER_NAT
+    base = expected_correct_pairs(mu, posterior.cov)
+    eps = 1e-4
+    for a, b in itertools.combinations(range(5), 2):
+        more = dict(games)
+        more[(a, b)] = more.get((a, b), 0) + eps
+        bumped = expected_correct_pairs(mu, _Posterior(bots, more, config).cov)
+        assert gains[a, b] == pytest.approx(2 * (bumped - base) / eps, rel=1e-3, abs=1e-9)
+        assert gains[b, a] == pytest.approx(gains[a, b], rel=1e-12)
+    assert np.all(np.diag(gains) == 0)
+
+
+def test_planned_games_update_the_posterior_exactly() -> None:
+    # The low-rank updates of Σ and K equal a fresh inverse with the planned games
+    # added (pair weights and means as at the start of the plan).
+    bots = [PairingBot(i, 1500.0 + 40 * i, 0, None) for i in range(6)]
+    games = {(0, 1): 2, (1, 2): 3, (3, 4): 1, (4, 5): 2, (0, 5): 1}
+    posterior = _Posterior(bots, games, PAIRING_DEFAULT)
+    laplacian = posterior.laplacian.copy()
+    posterior.played([1, 3, 4], seats=3)
+    posterior.played([0, 2], seats=2)
+    more = dict(games)
+    for table, seats in (([1, 3, 4], 3), ([0, 2], 2)):
+        for pair, n in pair_games_of([table]).items():
+            more[pair] = more.get(pair, 0) + n * seats
+    fresh = _Posterior(bots, more, PAIRING_DEFAULT)
+    np.testing.assert_allclose(posterior.cov, fresh.cov, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        posterior.k, fresh.cov @ laplacian @ fresh.cov, rtol=1e-8, atol=1e-12
+    )
 
 
 def test_a_batch_spreads_over_the_pool() -> None:
@@ -126,3 +216,9 @@ def test_edges() -> None:
         plan_matches(ladder(3), 1, 5, random.Random(1))
     with pytest.raises(ValueError):
         plan_matches(ladder(3) + ladder(3), 2, 5, random.Random(1))
+    with pytest.raises(ValueError):
+        plan_matches(ladder(3), 2, 5, random.Random(1), config=PairingConfig(prior_draws=0))
+    # games with bots outside the pool (disabled, paused) are ignored
+    assert plan_matches(ladder(4), 2, 3, random.Random(2), pair_games={("b0", "gone"): 50}) == (
+        plan_matches(ladder(4), 2, 3, random.Random(2))
+    )

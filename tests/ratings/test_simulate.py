@@ -5,6 +5,7 @@ Catches sign errors, 400-vs-ln 10 scale errors and broken intervals quickly.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 
 from ladder.ratings.simulate import SimConfig, kendall_tau, main, run_ladder
@@ -51,3 +52,22 @@ def test_oracle_pairing_shows_the_pairing_the_true_ratings(monkeypatch) -> None:
     assert None not in first
     assert abs(statistics.fmean(first) - 1500.0) < 1e-9  # centred truth, as the fit is
     assert all(ratings == first for ratings in seen)  # the truth does not move
+
+
+def test_the_pairing_sees_who_has_met_whom(monkeypatch) -> None:
+    from ladder.ratings import simulate
+
+    seen = []
+    real = simulate.plan_matches
+
+    def spy(bots, seats, groups, rng, **kwargs):
+        seen.append(dict(kwargs["pair_games"]))
+        return real(bots, seats, groups, rng, **kwargs)
+
+    monkeypatch.setattr(simulate, "plan_matches", spy)
+    run_ladder(SimConfig(seats=4, bots=8, checkpoints=(6,)), seed=5)
+    assert seen[0] == {}
+    # 8 bots at 4 seats: one group per plan (4 rotations × 6 pairs at the table)
+    for before, after in itertools.pairwise(seen):
+        assert sum(after.values()) - sum(before.values()) == 4 * 6
+        assert all(after.get(pair, 0) >= n for pair, n in before.items())
