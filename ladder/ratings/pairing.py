@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fit import FitConfig
 from .results import ELO_PER_NAT, BotId
 
 
@@ -68,8 +69,8 @@ class PairingBot:
 class PairingConfig:
     random_fraction: float = 0.2
     fairness_every: int = 2
-    #: the fit's prior (FitConfig.prior_draws): precision prior_draws/4 per bot, in nats⁻².
-    prior_draws: float = 2.0
+    #: the fit's prior, as in FitConfig: precision prior_draws/4 per bot, in nats⁻².
+    prior_draws: float = FitConfig.prior_draws
     #: pairs closer than this many SDs weigh as if they were this far apart.
     z_floor: float = 1.0
 
