@@ -14,6 +14,7 @@ import re
 import secrets
 import select
 import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,43 @@ def _api_errors() -> tuple[type[BaseException], ...]:
     import requests.exceptions
 
     return (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
+
+
+#: Containers this process created but could not remove because the engine did
+#: not answer (or a create whose answer was lost): removed at the next launch,
+#: once the engine is back. The age reaper stays the last resort for a process
+#: that dies first.
+_unremoved: set[str] = set()
+_unremoved_lock = threading.Lock()
+
+
+def _remove_container(api: Any, ref: str) -> str | None:
+    """Force-remove container `ref` (id or name); None when it is gone, else
+    why not, and then it is kept for the next launch to retry."""
+    import docker.errors
+
+    try:
+        api.remove_container(ref, force=True, v=True)
+    except docker.errors.NotFound:
+        pass
+    except _api_errors() as exc:
+        with _unremoved_lock:
+            _unremoved.add(ref)
+        return f"{exc.__class__.__name__}: {exc}"
+    with _unremoved_lock:
+        _unremoved.discard(ref)
+    return None
+
+
+def _retry_removals(api: Any) -> None:
+    with _unremoved_lock:
+        pending = sorted(_unremoved)
+    for ref in pending:
+        problem = _remove_container(api, ref)
+        if problem:
+            log.info("container %s still not removed: %s", ref, problem)
+            return  # the engine is still away: the rest waits too
+        log.info("removed container %s, left while the engine did not answer", ref)
 
 
 class DockerBackend(Backend):
@@ -154,6 +192,7 @@ class DockerBackend(Backend):
     ) -> DockerBot:
         bot_dir = self.check_bot_dir(bot_dir)
         api = self.api()
+        _retry_removals(api)
         cname = container_name(name)
         all_labels = {
             **(labels or {}),
@@ -178,6 +217,11 @@ class DockerBackend(Backend):
                 host_config=self.host_config(bot_dir, limits),
             )
         except _api_errors() as exc:
+            import docker.errors
+
+            if not isinstance(exc, docker.errors.APIError):
+                # no answer: the engine may have created it all the same
+                _remove_container(api, cname)
             raise SandboxError(f"cannot create container {cname}: {exc}") from exc
         cid = created["Id"]
         sock = None
@@ -189,8 +233,7 @@ class DockerBackend(Backend):
             api.start(cid)
         except BaseException as exc:
             _close_attach(sock)
-            with contextlib.suppress(*_api_errors()):
-                api.remove_container(cid, force=True)
+            _remove_container(api, cid)
             if isinstance(exc, Exception):
                 raise SandboxError(f"cannot start container {cname}: {exc}") from exc
             raise
@@ -329,12 +372,10 @@ class DockerBot(BotProcess):
         except _api_errors() as exc:
             details.append(f"teardown: {exc.__class__.__name__}: {exc}")
         finally:
-            try:
-                api.remove_container(self.container_id, force=True, v=True)
-            except _api_errors() as exc:
-                if "No such container" not in str(exc):
-                    details.append(f"remove failed (the reaper will retry): {exc}")
-                    log.error("cannot remove container %s: %s", self.name, exc)
+            problem = _remove_container(api, self.container_id)
+            if problem:
+                details.append(f"remove failed (retried at the next launch): {problem}")
+                log.error("cannot remove container %s: %s", self.name, problem)
         kind = classify_exit(
             running_at_stop=running, reason=reason, exit_code=exit_code, oom_killed=oom
         )

@@ -153,6 +153,91 @@ def test_container_name_and_labels(docker_backend):
         bot.stop()
 
 
+def _session_containers(api) -> list[str]:
+    return [
+        c["Id"] for c in api.containers(all=True, filters={"label": f"{SESSION_LABEL}={SESSION}"})
+    ]
+
+
+@pytest.mark.docker
+def test_a_container_the_engine_would_not_remove_goes_at_the_next_launch(
+    docker_backend, monkeypatch
+):
+    """The engine stops answering between a bot's end and its removal: the
+    stop reports it, and the next launch (engine back) removes it."""
+    import requests
+
+    from sandbox import docker_backend as module
+
+    api = docker_backend.api()
+    labels = {SESSION_LABEL: SESSION}
+
+    def no_answer(*args, **kwargs):
+        raise requests.exceptions.ConnectionError("engine cut (test)")
+
+    first = docker_backend.launch(BOTS / "good", sandbox.Limits(), "unremoved", labels=labels)
+    second = None
+    try:
+        monkeypatch.setattr(api, "remove_container", no_answer)
+        report = first.stop()
+        assert "remove failed (retried at the next launch)" in report.detail
+        monkeypatch.undo()
+        assert _session_containers(api) == [first.container_id]
+        assert first.container_id in module._unremoved
+
+        second = docker_backend.launch(BOTS / "good", sandbox.Limits(), "after", labels=labels)
+        assert _session_containers(api) == [second.container_id]
+        assert first.container_id not in module._unremoved
+    finally:
+        monkeypatch.undo()
+        for bot in (first, second):
+            if bot is not None:
+                bot.stop()
+        for cid in _session_containers(api):
+            api.remove_container(cid, force=True)
+
+
+@pytest.mark.docker
+def test_a_create_whose_answer_was_lost_leaves_nothing(docker_backend, monkeypatch):
+    """The engine creates the container but the answer never arrives: launch
+    fails, and the container it cannot know the id of goes by name at the
+    next launch."""
+    import requests
+
+    from sandbox import docker_backend as module
+
+    api = docker_backend.api()
+    labels = {SESSION_LABEL: SESSION}
+    real_create = api.create_container
+
+    def lost_answer(*args, **kwargs):
+        real_create(*args, **kwargs)
+        raise requests.exceptions.ConnectionError("answer lost (test)")
+
+    def no_answer(*args, **kwargs):
+        raise requests.exceptions.ConnectionError("engine cut (test)")
+
+    bot = None
+    try:
+        monkeypatch.setattr(api, "create_container", lost_answer)
+        monkeypatch.setattr(api, "remove_container", no_answer)
+        with pytest.raises(SandboxError, match="cannot create container"):
+            docker_backend.launch(BOTS / "good", sandbox.Limits(), "lost", labels=labels)
+        monkeypatch.undo()
+        [orphan] = _session_containers(api)
+        assert api.inspect_container(orphan)["Name"].lstrip("/") in module._unremoved
+
+        bot = docker_backend.launch(BOTS / "good", sandbox.Limits(), "after", labels=labels)
+        assert _session_containers(api) == [bot.container_id]
+        assert not module._unremoved
+    finally:
+        monkeypatch.undo()
+        if bot is not None:
+            bot.stop()
+        for cid in _session_containers(api):
+            api.remove_container(cid, force=True)
+
+
 @pytest.mark.docker
 def test_reaper_removes_only_old_labelled_containers(docker_backend):
     from sandbox.docker_backend import LABEL, LABEL_CREATED
