@@ -31,6 +31,8 @@ REFUSED_DELAY_S = 5
 RECORD_RETRY_S = 180
 #: the Redis key whose disappearance means the broker lost its messages
 BROKER_MARKER_KEY = "gemarena:broker-marker"
+#: when this process loaded its tasks: a worker claims nothing before that
+PROCESS_STARTED = timezone.now()
 
 
 def retry_database(what: str, fn, budget_s: float):
@@ -64,6 +66,11 @@ def announce_worker(sender, **kwargs) -> None:
     """A worker shows up on the status page as soon as it starts, with the
     result of its self-test; then keeps its own heartbeat."""
     set_worker_name(sender.hostname)
+    try:
+        release_matches_of_earlier_run(sender.hostname, PROCESS_STARTED)
+    except DatabaseError as exc:  # the reaper gets them later
+        log.warning("matches of this worker's previous run not released yet: %s", exc)
+        connection.close()
     selftest.run_self_test(sender.hostname)
     selftest.start_heartbeat_thread(sender.hostname)
 
@@ -232,22 +239,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
 def reap_stale_matches(older_than_s: float | None = None) -> int:
     """Return matches whose worker died to the queue; remove orphaned bot containers."""
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
-    stale = list(
-        Match.objects.filter(status=Match.Status.RUNNING, heartbeat_at__lt=cutoff).values_list(
-            "pk", flat=True
-        )
-    )
-    for match_id in stale:
-        released = Match.objects.filter(
-            pk=match_id, status=Match.Status.RUNNING, heartbeat_at__lt=cutoff
-        ).update(status=Match.Status.QUEUED, claim=None, worker="", error="worker lost")
-        if released:
-            # its bot containers (if the engine is this worker's; each worker
-            # host also runs `python -m sandbox reap` for the rest)
-            selftest.discard_match_sandboxes(str(match_id))
-            LiveStep.objects.filter(match_id=match_id).delete()
-            log.warning("match %s: worker lost, back to the queue", match_id)
-            enqueue(match_id)
+    stale = release_lost_matches({"heartbeat_at__lt": cutoff}, "worker lost")
     # Queued matches whose message was lost (broker restarted without persistence).
     # Sending one twice is harmless: the second delivery finds it claimed.
     resend_all = broker_forgot_messages()
@@ -264,7 +256,36 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
         settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s,
         instance=LadderSettings.instance_id(),
     )
-    return len(stale)
+    return stale
+
+
+def release_matches_of_earlier_run(worker: str, started) -> int:
+    """A worker that starts under a name cannot be playing the matches an
+    earlier process of that name claimed before `started` (it was stopped or
+    killed mid-match): back to the queue now rather than after the reaper's
+    MATCH_STALE_SECONDS."""
+    return release_lost_matches({"worker": worker, "started_at__lt": started}, "worker restarted")
+
+
+def release_lost_matches(lost: dict, reason: str) -> int:
+    """Return running matches that match the `lost` filter to the queue; their
+    containers and live steps go. The filter is repeated in the conditional
+    update, so a match that moved on meanwhile is left alone."""
+    running = Match.objects.filter(status=Match.Status.RUNNING, **lost)
+    released = 0
+    for match_id in list(running.values_list("pk", flat=True)):
+        if not running.filter(pk=match_id).update(
+            status=Match.Status.QUEUED, claim=None, worker="", error=reason
+        ):
+            continue
+        released += 1
+        # its bot containers (if the engine is this worker's; each worker
+        # host also runs `python -m sandbox reap` for the rest)
+        selftest.discard_match_sandboxes(str(match_id))
+        LiveStep.objects.filter(match_id=match_id).delete()
+        log.warning("match %s: %s, back to the queue", match_id, reason)
+        enqueue(match_id)
+    return released
 
 
 def broker_forgot_messages() -> bool:

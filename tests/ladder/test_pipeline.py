@@ -361,3 +361,42 @@ def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypat
     monkeypatch.setattr(LadderSettings, "instance_id", real_instance_id)
     selftest.remove_leftovers()
     assert removed == [("7", instance)] and selftest._leftovers == []
+
+
+def test_a_restarted_worker_gives_back_what_its_earlier_run_was_playing(
+    process_sandbox, monkeypatch
+) -> None:
+    """Stopped or killed mid-match, a worker that starts again under its name
+    returns the match to the queue at once; a match it (or another worker)
+    claimed since it started is left alone. The reaper would wait
+    MATCH_STALE_SECONDS."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    a, b = ladder_bots(2)
+    versions = [a.active_version, b.active_version]
+    earlier, other, since = (create_match("splendor-duel", versions) for _ in range(3))
+    assert earlier.claim_for("worker@host") and other.claim_for("worker@elsewhere")
+    boot = timezone.now()
+    assert since.claim_for("worker@host")
+    Match.objects.filter(pk__in=[earlier.pk, other.pk]).update(
+        started_at=boot - timedelta(seconds=5)
+    )
+    discarded, sent = [], []
+    monkeypatch.setattr(tasks.selftest, "discard_match_sandboxes", discarded.append)
+    monkeypatch.setattr(tasks, "enqueue", sent.append)
+
+    assert tasks.release_matches_of_earlier_run("worker@host", boot) == 1
+    statuses = dict(Match.objects.values_list("pk", "status"))
+    assert statuses == {
+        earlier.pk: Match.Status.QUEUED,
+        other.pk: Match.Status.RUNNING,
+        since.pk: Match.Status.RUNNING,
+    }
+    assert discarded == [str(earlier.pk)] and sent == [earlier.pk]
+    assert Match.objects.get(pk=earlier.pk).error == "worker restarted"
+    # and it is played normally afterwards, on its second attempt
+    assert tasks.run_match.run(earlier.pk) == "finished"
+    assert Match.objects.get(pk=earlier.pk).attempts == 2
+    assert tasks.release_matches_of_earlier_run("worker@host", timezone.now()) == 1  # `since`

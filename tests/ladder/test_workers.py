@@ -2,8 +2,9 @@
 
 - four workers record results of overlapping bots at once: the ratings equal a
   sequential recompute and no update is lost;
-- a worker killed with SIGKILL mid-match: the reaper requeues the match, it
-  finishes exactly once, and no container is left running.
+- a worker killed with SIGKILL mid-match: the reaper requeues the match (or,
+  sooner, the worker itself when it starts again under its name), it finishes
+  exactly once, and no container is left running.
 """
 
 from __future__ import annotations
@@ -50,17 +51,21 @@ def test_four_workers_lose_no_update(media_dir) -> None:
 
 
 @pytest.mark.docker
-def test_killed_worker_match_finishes_once_after_reaper(media_dir, settings) -> None:
+@pytest.mark.parametrize("back_by", ["reaper", "restart"])
+def test_killed_worker_match_finishes_once(media_dir, settings, back_by) -> None:
+    """SIGKILL mid-match. "reaper": the heartbeat goes stale and the reaper
+    requeues the match. "restart": the worker starts again under its name
+    while the reaper would still wait an hour, and gives the match back itself."""
     import docker
 
-    settings.MATCH_STALE_SECONDS = 30
+    settings.MATCH_STALE_SECONDS = 30 if back_by == "reaper" else 3600
     slow = install_builtin("splendor-duel", "random", bot_name="slow-a")
     other = install_builtin("splendor-duel", "random", bot_name="slow-b")
     from ladder.bots import add_version
 
     version = add_version(slow, "slow.py", SLOW_BOT, validate=False)
     match = create_match("splendor-duel", [version, other.active_version])
-    env = {"SANDBOX_BACKEND": "docker", "MATCH_STALE_SECONDS": "30"}
+    env = {"SANDBOX_BACKEND": "docker", "MATCH_STALE_SECONDS": str(settings.MATCH_STALE_SECONDS)}
     client = docker.from_env()
     label = f"gemarena.match={match.pk}"
     with worker_processes(1, media_dir, env) as (worker,):
@@ -74,13 +79,14 @@ def test_killed_worker_match_finishes_once_after_reaper(media_dir, settings) -> 
         worker.wait(timeout=10)
     match.refresh_from_db()
     assert match.status == Match.Status.RUNNING
-    # the worker is gone; its heartbeat goes stale; the reaper puts the match back
-    Match.objects.filter(pk=match.pk).update(heartbeat_at=match.heartbeat_at.replace(year=2000))
-    reap_stale_matches.run(older_than_s=0)
-    assert not client.containers.list(all=True, filters={"label": label})
-    match.refresh_from_db()
-    assert match.status == Match.Status.QUEUED
-    with worker_processes(1, media_dir, env):
+    if back_by == "reaper":
+        # the worker is gone; its heartbeat goes stale; the reaper puts the match back
+        Match.objects.filter(pk=match.pk).update(heartbeat_at=match.heartbeat_at.replace(year=2000))
+        reap_stale_matches.run(older_than_s=0)
+        assert not client.containers.list(all=True, filters={"label": label})
+        match.refresh_from_db()
+        assert match.status == Match.Status.QUEUED
+    with worker_processes(1, media_dir, env):  # the same worker name as before
         wait_for(
             lambda: Match.objects.get(pk=match.pk).status == Match.Status.FINISHED,
             timeout_s=240,
