@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import io
+import lzma
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from django.conf import settings
+
+#: Longest file or folder name Linux filesystems take, and longest path inside a bot (bytes).
+NAME_MAX_BYTES = 255
+PATH_MAX_BYTES = 1024
 
 
 class UploadError(ValueError):
@@ -51,10 +57,16 @@ def check_upload(name: str, data: bytes, previous_sha256: str | None = None) -> 
     else:
         raise UploadError("upload a single .py file or a .zip with main.py at its root")
     _check_main(files["main.py"])
-    digest = hashlib.sha256(data).hexdigest()
-    if previous_sha256 is not None and digest == previous_sha256:
+    checked = CheckedUpload(
+        PurePosixPath(name).name or "main.py", data, files, hashlib.sha256(data).hexdigest()
+    )
+    check_not_identical(checked, previous_sha256)
+    return checked
+
+
+def check_not_identical(checked: CheckedUpload, previous_sha256: str | None) -> None:
+    if previous_sha256 is not None and checked.sha256 == previous_sha256:
         raise UploadError("this file is identical to the bot's latest version")
-    return CheckedUpload(PurePosixPath(name).name or "main.py", data, files, digest)
 
 
 def _unzip(data: bytes) -> dict[str, bytes]:
@@ -73,12 +85,18 @@ def _unzip(data: bytes) -> dict[str, bytes]:
         raise UploadError(
             f"the zip unpacks to {declared:,} bytes; the limit is {max_total:,} bytes"
         )
+    # The ratio is checked per entry from the headers (a quick, precise message)
+    # and for the whole archive from what was really unpacked, which a
+    # doctored compressed size in the headers cannot hide.
+    unpack_cap = min(max_total, max_ratio * len(data))
     files: dict[str, bytes] = {}
     total = 0
     for info in infos:
         path = _safe_member_name(info)
         if info.is_dir():
             continue
+        if path == ".":
+            raise UploadError(f"{info.filename!r} is not a valid file name inside a zip")
         if info.compress_size and info.file_size / info.compress_size > max_ratio:
             raise UploadError(
                 f"{info.filename!r} compresses {info.file_size / info.compress_size:.0f}:1; "
@@ -86,17 +104,31 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             )
         try:
             with archive.open(info) as member:
-                # Read at most one byte past what the header claims: a lying
-                # header cannot make us unpack more than the limit.
-                content = member.read(min(info.file_size, max_total - total) + 1)
-        except (zipfile.BadZipFile, RuntimeError, OSError, EOFError) as exc:
+                # Read at most one byte past what the header claims and past the
+                # caps: a lying header cannot make us unpack more than allowed.
+                content = member.read(min(info.file_size, unpack_cap - total) + 1)
+        except (
+            zipfile.BadZipFile,
+            RuntimeError,
+            NotImplementedError,
+            OSError,
+            EOFError,
+            zlib.error,
+            lzma.LZMAError,
+        ) as exc:
             raise UploadError(f"cannot unpack {info.filename!r}: {exc}") from None
         total += len(content)
         if len(content) > info.file_size or total > max_total:
             raise UploadError("the zip unpacks to more than it declares (zip bomb)")
+        if total > unpack_cap:
+            raise UploadError(
+                f"the zip unpacks to more than {max_ratio} times its {len(data):,} bytes; "
+                f"archives compressing more than {max_ratio}:1 are refused (zip bomb)"
+            )
         if path in files:
             raise UploadError(f"the zip holds {path!r} twice")
         files[path] = content
+    _check_file_tree(files)
     if "main.py" not in files:
         nested = sorted(p for p in files if p.endswith("/main.py"))
         hint = (
@@ -119,9 +151,30 @@ def _safe_member_name(info: zipfile.ZipInfo) -> str:
     return str(path)
 
 
+def _check_file_tree(files: dict[str, bytes]) -> None:
+    """Refuse paths a filesystem would not take: over-long names, and a file
+    that is also the folder of another file."""
+    for path in files:
+        if len(path.encode()) > PATH_MAX_BYTES:
+            raise UploadError(
+                f"{path[:60]!r}… is a path of {len(path.encode())} bytes; "
+                f"the limit is {PATH_MAX_BYTES}"
+            )
+        for part in PurePosixPath(path).parts:
+            if len(part.encode()) > NAME_MAX_BYTES:
+                raise UploadError(
+                    f"{part[:60]!r}… is a name of {len(part.encode())} bytes; "
+                    f"file and folder names are limited to {NAME_MAX_BYTES}"
+                )
+    for path in files:
+        for folder in PurePosixPath(path).parents:
+            if str(folder) in files:
+                raise UploadError(f"{str(folder)!r} is both a file and the folder of {path!r}")
+
+
 def _check_main(source: bytes) -> None:
     try:
-        text = source.decode("utf-8")
+        text = source.decode("utf-8-sig")  # Python itself accepts a leading byte-order mark
     except UnicodeDecodeError as exc:
         raise UploadError(f"main.py is not UTF-8 text (byte {exc.start})") from None
     if "\x00" in text:

@@ -31,10 +31,39 @@ def zip_with_symlink() -> bytes:
     return buffer.getvalue()
 
 
+def zip_with_corrupt_data() -> bytes:
+    data = bytearray(make_zip({"main.py": GOOD * 20}))
+    start = 30 + len("main.py")  # the first local header has no extra field
+    data[start : start + 20] = bytes(b ^ 0xFF for b in data[start : start + 20])
+    return bytes(data)
+
+
+def zip_with_doctored_sizes() -> bytes:
+    """3 MiB of zeros whose central directory claims 50:1 instead of about 1000:1."""
+    data = bytearray(make_zip({"main.py": GOOD, "pad.bin": b"\x00" * (3 << 20)}))
+    record = data.rindex(b"PK\x01\x02")  # the central directory record of pad.bin
+    data[record + 20 : record + 24] = ((3 << 20) // 50).to_bytes(4, "little")
+    return bytes(data)
+
+
+def zip_with_member(name: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("main.py", GOOD)
+        archive.writestr(zipfile.ZipInfo(name), b"x")
+    return buffer.getvalue()
+
+
 def test_single_file_is_accepted_as_main() -> None:
     checked = check_upload("my_bot.py", GOOD)
     assert checked.files == {"main.py": GOOD}
     assert len(checked.sha256) == 64
+
+
+def test_byte_order_mark_is_accepted_as_python_does() -> None:
+    data = b"\xef\xbb\xbf" + GOOD
+    assert check_upload("bot.py", data).files == {"main.py": data}
+    assert "main.py" in check_upload("bot.zip", make_zip({"main.py": data})).files
 
 
 def test_zip_with_helpers_is_accepted() -> None:
@@ -43,26 +72,33 @@ def test_zip_with_helpers_is_accepted() -> None:
     assert set(checked.files) == {"main.py", "lib/helper.py", "weights.bin"}
 
 
-@pytest.mark.parametrize(
-    "name, data, reason",
-    [
-        ("bot.py", b"x" * (2 << 20), "the limit is"),
-        ("bot.py", b"", "empty"),
-        ("bot.tar.gz", GOOD, "single .py file or a .zip"),
-        ("bot.zip", b"PK\x03\x04 not really", "not a readable zip"),
-        ("bot.zip", make_zip({"helper.py": GOOD}), "no main.py at its root"),
-        ("bot.zip", make_zip({"mybot/main.py": GOOD}), "zip the folder's contents"),
-        ("bot.zip", make_zip({"main.py": GOOD, "../evil.py": b"x"}), "path traversal"),
-        ("bot.zip", make_zip({"main.py": GOOD, "/etc/cron.d/x": b"x"}), "path traversal"),
-        ("bot.zip", zip_with_symlink(), "symbolic link"),
-        ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (20 << 20)}), "limit"),
-        ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (3 << 20)}), "zip bomb"),
-        ("bot.zip", make_zip({f"f{i}.py": b"" for i in range(300)} | {"main.py": GOOD}), "entries"),
-        ("bot.py", b"print('caf\xe9')\n", "not UTF-8"),
-        ("bot.py", b"def broken(:\n    pass\n", "syntax error on line 1"),
-        ("bot.py", b"x = 1\x00\n", "cannot be compiled"),
-    ],
-)
+REFUSED = [
+    ("bot.py", b"x" * (2 << 20), "the limit is"),
+    ("bot.py", b"", "empty"),
+    ("bot.tar.gz", GOOD, "single .py file or a .zip"),
+    ("bot.zip", b"PK\x03\x04 not really", "not a readable zip"),
+    ("bot.zip", make_zip({"helper.py": GOOD}), "no main.py at its root"),
+    ("bot.zip", make_zip({"mybot/main.py": GOOD}), "zip the folder's contents"),
+    ("bot.zip", make_zip({"main.py": GOOD, "../evil.py": b"x"}), "path traversal"),
+    ("bot.zip", make_zip({"main.py": GOOD, "/etc/cron.d/x": b"x"}), "path traversal"),
+    ("bot.zip", zip_with_symlink(), "symbolic link"),
+    ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (20 << 20)}), "limit"),
+    ("bot.zip", make_zip({"main.py": GOOD, "pad.txt": b"\x00" * (3 << 20)}), "zip bomb"),
+    ("bot.zip", make_zip({f"f{i}.py": b"" for i in range(300)} | {"main.py": GOOD}), "entries"),
+    ("bot.zip", zip_with_doctored_sizes(), "more than 100 times"),
+    ("bot.zip", zip_with_corrupt_data(), "cannot unpack 'main.py'"),
+    ("bot.zip", make_zip({"main.py": GOOD, "a" * 300 + ".txt": b"x"}), "limited to 255"),
+    ("bot.zip", make_zip({"main.py": GOOD, "x/" * 600 + "y": b"x"}), "the limit is 1024"),
+    ("bot.zip", make_zip({"main.py": GOOD, "foo": b"x", "foo/bar": b"y"}), "both a file"),
+    ("bot.zip", make_zip({"main.py": GOOD, "foo/bar": b"y", "foo": b"x"}), "both a file"),
+    ("bot.zip", zip_with_member("."), "not a valid file name"),
+    ("bot.py", b"print('caf\xe9')\n", "not UTF-8"),
+    ("bot.py", b"def broken(:\n    pass\n", "syntax error on line 1"),
+    ("bot.py", b"x = 1\x00\n", "cannot be compiled"),
+]
+
+
+@pytest.mark.parametrize("name, data, reason", REFUSED, ids=[r for _, _, r in REFUSED])
 def test_bad_uploads_are_refused_with_a_reason(name: str, data: bytes, reason: str) -> None:
     with pytest.raises(UploadError) as caught:
         check_upload(name, data)
