@@ -21,6 +21,7 @@ from ladder.models import (
     RatingHistory,
     WorkerHeartbeat,
 )
+from ladder.results import give_up_validation
 
 
 @admin.register(WorkerHeartbeat)
@@ -150,8 +151,14 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Cancel queued matches")
     def cancel_queued(self, request, queryset) -> None:
-        n = queryset.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
-        self.message_user(request, f"{n} queued matches cancelled.", messages.INFO)
+        queued = queryset.filter(status=Match.Status.QUEUED)
+        ids = list(queued.values_list("pk", flat=True))
+        n = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
+            status=Match.Status.CANCELLED
+        )
+        rejected = give_up_validation(ids, "was cancelled by an administrator")
+        note = f" {rejected} versions waiting for them were rejected." if rejected else ""
+        self.message_user(request, f"{n} queued matches cancelled.{note}", messages.INFO)
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -22,8 +22,9 @@ from django.utils import timezone
 
 from arena import builtin_bot_dir, get_game
 from ladder.matches import create_match
-from ladder.models import Bot, BotVersion, Match, Rating
-from ladder.uploads import CheckedUpload, UploadError, check_upload
+from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
+from ladder.results import activate
+from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
 SYSTEM_USERNAME = "gemarena"
 
@@ -43,14 +44,23 @@ def system_user():
     return user
 
 
+def _lock_owner(owner) -> None:
+    """Serialise one user's bot and upload requests, so a per-user limit is
+    counted and used in one step (in PostgreSQL a row lock; SQLite's
+    IMMEDIATE transactions serialise every writer anyway)."""
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).exists()
+
+
 def create_bot(owner, game: str, name: str, description: str = "", builtin: bool = False) -> Bot:
     """A new, empty bot; raises UploadError with a reason a user can act on."""
     get_game(game)  # unknown game → OptionError (a ValueError) naming it
-    if not builtin and Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
-        raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
-    if Bot.objects.filter(game=game, name=name).exists():
-        raise UploadError(f"a {game} bot named {name!r} exists already; pick another name")
     with transaction.atomic():
+        if not builtin:
+            _lock_owner(owner)
+            if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
+                raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
+        if Bot.objects.filter(game=game, name=name).exists():
+            raise UploadError(f"a {game} bot named {name!r} exists already; pick another name")
         bot = Bot.objects.create(
             owner=owner, game=game, name=name, description=description, is_builtin=builtin
         )
@@ -59,6 +69,7 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
 
 
 def check_upload_rate(owner) -> None:
+    """Refuse an upload over the hourly limit; call it with the owner locked."""
     since = timezone.now() - timedelta(hours=1)
     recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
     if recent >= settings.MAX_UPLOADS_PER_HOUR:
@@ -74,24 +85,40 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
     Raises UploadError (nothing stored) when the upload is refused.
     """
     if not bot.is_builtin:
-        check_upload_rate(bot.owner)
-    latest = bot.versions.order_by("-number").first()
-    checked = check_upload(filename, data, latest.sha256 if latest else None)
+        check_upload_rate(bot.owner)  # early, before the work of checking the file
+    checked = check_upload(filename, data)
     with transaction.atomic():
+        if not bot.is_builtin:
+            _lock_owner(bot.owner)
+            check_upload_rate(bot.owner)  # again, now that no other upload can slip in
+        # The bot's row lock orders concurrent uploads of one bot: each sees the
+        # version before it (for the number and the "identical" check).
+        Bot.objects.select_for_update().filter(pk=bot.pk).exists()
+        latest = bot.versions.order_by("-number").first()
+        if latest is not None and not validation_was_unplayed(latest):
+            check_not_identical(checked, latest.sha256)
         version = BotVersion(
             bot=bot,
-            number=bot.next_version_number(),
+            number=(latest.number if latest else 0) + 1,
             original_name=checked.original_name,
             sha256=checked.sha256,
             size_bytes=checked.size_bytes,
         )
-        version.upload.save(checked.original_name, ContentFile(checked.data), save=False)
-        version.save()
-        _unpack(version, checked)
-        if validate:
-            queue_validation(version)
-        else:
-            mark_ready(version)
+        try:
+            version.upload.save(checked.original_name, ContentFile(checked.data), save=False)
+            version.save()
+            _unpack(version, checked)
+            if validate:
+                queue_validation(version)
+            else:
+                mark_ready(version)
+        except BaseException:
+            # The transaction forgets the version; its files must go too.
+            if version.upload.name:
+                version.upload.storage.delete(version.upload.name)
+            if version.pk is not None:
+                shutil.rmtree(version.code_dir, ignore_errors=True)
+            raise
     return version
 
 
@@ -112,9 +139,18 @@ def mark_ready(version: BotVersion) -> None:
     BotVersion.objects.filter(pk=version.pk).update(
         status=BotVersion.Status.READY, decided_at=timezone.now()
     )
-    Bot.objects.filter(pk=version.bot_id).update(
-        active_version=version, paused_reason="", consecutive_faults=0
+    activate(version)
+
+
+def validation_was_unplayed(version: BotVersion) -> bool:
+    """A version rejected although it never faulted: its validation could not
+    be played (see `ladder.results.give_up_validation`)."""
+    if version.status != BotVersion.Status.REJECTED:
+        return False
+    own_faults = MatchSeat.objects.filter(match__validates=version, version=version).exclude(
+        fault=""
     )
+    return not own_faults.exists()
 
 
 def queue_validation(version: BotVersion) -> list[Match]:

@@ -138,10 +138,6 @@ class Bot(models.Model):
     def plays(self) -> bool:
         return self.enabled and not self.paused_reason and self.active_version_id is not None
 
-    def next_version_number(self) -> int:
-        last = self.versions.order_by("-number").values_list("number", flat=True).first()
-        return (last or 0) + 1
-
 
 def version_upload_path(instance: BotVersion, filename: str) -> str:
     return f"bots/{instance.bot_id}/v{instance.number}/{Path(filename).name}"

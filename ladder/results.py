@@ -15,6 +15,7 @@ import uuid
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
@@ -202,6 +203,42 @@ def decide_validation(match: Match) -> None:
     version.stderr_tail = own[0].stderr_tail if own else ""
     version.decided_at = timezone.now()
     version.save(update_fields=["status", "stderr_tail", "decided_at"])
-    Bot.objects.filter(pk=version.bot_id).update(
-        active_version=version, paused_reason="", consecutive_faults=0
+    activate(version)
+
+
+def activate(version: BotVersion) -> None:
+    """Make a ready version its bot's active one, unless a newer one is active
+    already (an older upload can finish its validation last)."""
+    Bot.objects.filter(pk=version.bot_id).filter(
+        Q(active_version__isnull=True) | Q(active_version__number__lt=version.number)
+    ).update(active_version=version, paused_reason="", consecutive_faults=0)
+
+
+def give_up_validation(match_ids, why: str) -> int:
+    """Validation matches that will never finish (errored after their retries,
+    or cancelled) cannot decide their version: a version still pending is
+    rejected, saying it was not its fault, and the same file may be uploaded
+    again. Returns how many versions were rejected."""
+    rejected = 0
+    matches = Match.objects.filter(
+        pk__in=match_ids,
+        kind=Match.Kind.VALIDATION,
+        status__in=[Match.Status.ERRORED, Match.Status.CANCELLED],
     )
+    for match_id, version_id in matches.values_list("pk", "validates_id").order_by("pk"):
+        with transaction.atomic():
+            version = BotVersion.objects.select_for_update().get(pk=version_id)
+            if version.status != BotVersion.Status.PENDING:
+                continue
+            version.status = BotVersion.Status.REJECTED
+            version.reject_reason = (
+                f"validation match {match_id} {why}. This says nothing about your bot: "
+                "upload the same file again to have it validated."
+            )[:2000]
+            version.decided_at = timezone.now()
+            version.save(update_fields=["status", "reject_reason", "decided_at"])
+            version.validation_matches.filter(status=Match.Status.QUEUED).update(
+                status=Match.Status.CANCELLED
+            )
+            rejected += 1
+    return rejected

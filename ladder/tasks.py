@@ -18,7 +18,7 @@ from ladder import selftest
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
 from ladder.models import LadderSettings, LiveStep, Match
-from ladder.results import record_result
+from ladder.results import give_up_validation, record_result
 
 log = logging.getLogger(__name__)
 
@@ -222,9 +222,15 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
             enqueue(match_id, countdown=REFUSED_DELAY_S)
         return "retry (worker fault)"
     if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
-        Match.objects.filter(pk=match_id, claim=claim, status=Match.Status.RUNNING).update(
+        errored = Match.objects.filter(
+            pk=match_id, claim=claim, status=Match.Status.RUNNING
+        ).update(
             status=Match.Status.ERRORED, error=error[:4000], finished_at=timezone.now(), claim=None
         )
+        if errored:
+            give_up_validation(
+                [match_id], f"could not be played after {match.attempts} attempts ({error[:300]})"
+            )
         return "errored"
     requeued = Match.objects.filter(pk=match_id, claim=claim, status=Match.Status.RUNNING).update(
         status=Match.Status.QUEUED, error=error[:4000], claim=None, worker=""

@@ -11,9 +11,17 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder import admin as ladder_admin
-from ladder.bots import install_builtin
+from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
-from ladder.models import ApiToken, Bot, LadderSettings, LiveStep, Match, RatingHistory
+from ladder.models import (
+    ApiToken,
+    Bot,
+    BotVersion,
+    LadderSettings,
+    LiveStep,
+    Match,
+    RatingHistory,
+)
 from ladder.tokens import create_token
 
 pytestmark = pytest.mark.django_db
@@ -122,6 +130,20 @@ def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> 
     finished_match.refresh_from_db()
     assert queued.status == Match.Status.CANCELLED
     assert finished_match.status == Match.Status.FINISHED  # only queued ones
+
+
+def test_cancelling_a_validation_rejects_its_version_without_blame(admin_client, alice) -> None:
+    bot = create_bot(alice, "splendor-duel", "waiting")
+    version = add_version(bot, "bot.py", b"print('hi')\n")
+    matches = list(version.validation_matches.order_by("pk"))
+    message = act(admin_client, Match, "cancel_queued", matches[:1])
+    assert "1 queued matches cancelled. 1 versions waiting for them were rejected." in message
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert f"validation match {matches[0].pk} was cancelled by an administrator" in (
+        version.reject_reason
+    )
+    assert {m.status for m in version.validation_matches.all()} == {Match.Status.CANCELLED}
 
 
 def test_revoke_tokens_and_read_only_rows(admin_client, alice, finished_match) -> None:

@@ -7,11 +7,14 @@ tasks are called directly instead of through a broker.
 from __future__ import annotations
 
 import random
+import threading
 import uuid
 
 import pytest
+from django.db import connection
 
 from arena import SystemFault
+from ladder import bots as bots_module
 from ladder import tasks
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.leaderboard import rated_pair_games, rated_results, recompute_elo, refit
@@ -109,6 +112,112 @@ def test_per_user_limits(alice, settings) -> None:
     add_version(bot, "a.py", RANDOM_BOT)
     with pytest.raises(UploadError, match="per hour"):
         add_version(bot, "b.py", RANDOM_BOT + b"\n# v2\n")
+
+
+def test_a_failed_store_leaves_no_files(alice, media_dir, monkeypatch) -> None:
+    bot = create_bot(alice, "splendor-duel", "unlucky")
+
+    def disk_full(version, checked):
+        (version.code_dir / "main.py").parent.mkdir(parents=True)
+        (version.code_dir / "main.py").write_bytes(b"half")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bots_module, "_unpack", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        add_version(bot, "bot.py", RANDOM_BOT)
+    assert bot.versions.count() == 0
+    assert [p for p in media_dir.rglob("*") if p.is_file()] == []
+
+
+def test_an_older_version_validated_last_does_not_replace_a_newer_one(
+    alice, process_sandbox
+) -> None:
+    bot = create_bot(alice, "splendor-duel", "two-uploads")
+    old = add_version(bot, "bot.py", RANDOM_BOT)
+    new = add_version(bot, "bot.py", RANDOM_BOT + b"\n# v2\n")
+    for version in (new, old):  # the newer one happens to finish first
+        for match in version.validation_matches.order_by("pk"):
+            assert tasks.run_match.run(match.pk) == "finished"
+    bot.refresh_from_db()
+    old.refresh_from_db()
+    assert old.status == BotVersion.Status.READY
+    assert bot.active_version == new
+
+
+def test_a_validation_that_cannot_be_played_rejects_without_blame(
+    alice, process_sandbox, monkeypatch, settings
+) -> None:
+    settings.MATCH_MAX_ATTEMPTS = 1
+    bot = create_bot(alice, "splendor-duel", "unplayed")
+    version = add_version(bot, "bot.py", RANDOM_BOT)
+
+    def broken(request, on_step=None):
+        raise SystemFault("docker daemon went away")
+
+    monkeypatch.setattr(tasks, "play_match", broken)
+    first = version.validation_matches.order_by("pk").first()
+    assert tasks.run_match.run(first.pk) == "errored"
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert f"validation match {first.pk} could not be played after 1 attempts" in (
+        version.reject_reason
+    )
+    assert "docker daemon went away" in version.reject_reason
+    assert "says nothing about your bot" in version.reject_reason
+    assert set(
+        version.validation_matches.exclude(pk=first.pk).values_list("status", flat=True)
+    ) == {Match.Status.CANCELLED}
+    # The same file may be sent again, and is validated afresh.
+    monkeypatch.undo()
+    again = add_version(bot, "bot.py", RANDOM_BOT)
+    assert again.number == 2
+    assert run_queued(Match.Kind.VALIDATION) == ["finished", "finished"]
+    bot.refresh_from_db()
+    assert bot.active_version == again
+    # A version rejected for its own fault still refuses an identical upload.
+    crashy = add_version(bot, "bot.py", CRASH_BOT)
+    run_queued(Match.Kind.VALIDATION)
+    crashy.refresh_from_db()
+    assert crashy.status == BotVersion.Status.REJECTED
+    with pytest.raises(UploadError, match="identical"):
+        add_version(bot, "bot.py", CRASH_BOT)
+
+
+@pytest.mark.postgres
+def test_per_user_limits_hold_under_concurrent_requests(alice, settings) -> None:
+    settings.MAX_BOTS_PER_USER = 3
+    settings.MAX_UPLOADS_PER_HOUR = 3
+    start = threading.Barrier(6)
+
+    def race(work):
+        outcomes = []
+
+        def one(i):
+            try:
+                start.wait(timeout=30)
+                work(i)
+                outcomes.append("ok")
+            except UploadError as exc:
+                outcomes.append(str(exc))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        return sorted(outcomes)
+
+    made = race(lambda i: create_bot(alice, "splendor-duel", f"racer-{i}"))
+    assert made.count("ok") == 3, made
+    assert all("the limit" in m for m in made if m != "ok")
+    assert Bot.objects.filter(owner=alice).count() == 3
+    mine = list(Bot.objects.filter(owner=alice))
+    sent = race(lambda i: add_version(mine[i % 3], "bot.py", RANDOM_BOT + f"# {i}".encode()))
+    assert sent.count("ok") == 3, sent
+    assert all("per hour" in m for m in sent if m != "ok")
+    assert BotVersion.objects.filter(bot__owner=alice).count() == 3
 
 
 def ladder_bots(count: int, game: str = "splendor-duel") -> list[Bot]:
