@@ -59,7 +59,7 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
             _lock_owner(owner)
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
-        if Bot.objects.filter(game=game, name=name).exists():
+        if Bot.objects.filter(game=game, name__iexact=name).exists():  # no look-alikes
             raise UploadError(f"a {game} bot named {name!r} exists already; pick another name")
         bot = Bot.objects.create(
             owner=owner, game=game, name=name, description=description, is_builtin=builtin

@@ -79,7 +79,7 @@ def create_bot(request: HttpRequest, data: BotIn):
     user = require_user(request)
     name = data.name  # the schema checked its characters and length; data.game is known
     taken = f"a {data.game} bot named {name!r} exists already; pick another name"
-    if Bot.objects.filter(game=data.game, name=name).exists():
+    if Bot.objects.filter(game=data.game, name__iexact=name).exists():
         raise ApiError(409, taken, field="name")
     try:
         bot = bot_service.create_bot(user, data.game, name, data.description.strip())

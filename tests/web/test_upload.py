@@ -93,7 +93,7 @@ def test_form_errors_are_named(client: Client, alice, bob, settings) -> None:
     missing = upload(client, RANDOM_BOT)
     assert missing.status_code == 400
     assert "choose the game" in missing.content.decode()
-    dup = upload(client, RANDOM_BOT, game="splendor-duel", name=taken.name)
+    dup = upload(client, RANDOM_BOT, game="splendor-duel", name=taken.name.upper())
     assert "exists already" in dup.content.decode()
     not_mine = upload(client, RANDOM_BOT, bot=taken.pk)
     assert not_mine.status_code == 400
