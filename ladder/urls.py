@@ -30,7 +30,7 @@ urlpatterns = [
     path("accounts/signup/", views_account.signup, name="signup"),
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True, next_page="account"),
+        views_account.LoginView.as_view(),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),

@@ -1,10 +1,13 @@
-"""Accounts: sign-up, the account page, API tokens. Log-in, log-out and the
+"""Accounts: sign-up, log-in, the account page, API tokens. Log-out and the
 password change are Django's own views with our templates (ladder/urls.py)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -13,6 +16,19 @@ from django.views.decorators.http import require_POST
 from ladder.forms import SignupForm, TokenForm
 from ladder.models import Bot
 from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
+
+
+class LoginView(auth_views.LoginView):
+    """Django's login page; a signed-in visitor goes on to `next` or the account page.
+    A `next` that leads back to the login page itself is dropped: Django would
+    otherwise refuse the redirection loop with a server error."""
+
+    redirect_authenticated_user = True
+    next_page = "account"
+
+    def get_redirect_url(self) -> str:
+        url = super().get_redirect_url()
+        return "" if urlsplit(url).path == self.request.path else url
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -108,3 +108,17 @@ def test_account_lists_own_bots_only(client: Client, alice, bob) -> None:
     text = client.get("/accounts/").content.decode()
     assert "alices-bot" in text and "Splendor Duel" in text and "playing" in text
     assert "bobs-bot" not in text
+
+
+def test_login_page_never_loops(client: Client, alice) -> None:
+    page = client.get("/accounts/login/?next=/queue/").content.decode()
+    assert 'href="/accounts/login/"' in page  # its own "Log in" link carries no next
+    client.force_login(alice)
+    for url in (
+        "/accounts/login/?next=/accounts/login/",
+        "/accounts/login/?next=/accounts/login/%3Fx",
+    ):
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"] == "/accounts/"
+    assert client.get("/accounts/login/?next=/queue/")["Location"] == "/queue/"
