@@ -154,7 +154,7 @@ class MatchAdmin(admin.ModelAdmin):
         queued = queryset.filter(status=Match.Status.QUEUED)
         ids = list(queued.values_list("pk", flat=True))
         n = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
-            status=Match.Status.CANCELLED
+            status=Match.Status.CANCELLED, reason="cancelled by an administrator"
         )
         rejected = give_up_validation(ids, "was cancelled by an administrator")
         note = f" {rejected} versions waiting for them were rejected." if rejected else ""

@@ -192,9 +192,7 @@ def decide_validation(match: Match) -> None:
         version.stderr_tail = faulted.stderr_tail
         version.decided_at = timezone.now()
         version.save(update_fields=["status", "reject_reason", "stderr_tail", "decided_at"])
-        version.validation_matches.filter(status=Match.Status.QUEUED).update(
-            status=Match.Status.CANCELLED
-        )
+        cancel_unneeded_validation(version)
         return
     pending = version.validation_matches.exclude(status=Match.Status.FINISHED).exclude(pk=match.pk)
     if pending.exists():
@@ -204,6 +202,14 @@ def decide_validation(match: Match) -> None:
     version.decided_at = timezone.now()
     version.save(update_fields=["status", "stderr_tail", "decided_at"])
     activate(version)
+
+
+def cancel_unneeded_validation(version: BotVersion) -> None:
+    """The version is rejected: its queued validation matches need not be played."""
+    version.validation_matches.filter(status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED,
+        reason=f"not played: {version.bot.name} v{version.number} was rejected already",
+    )
 
 
 def activate(version: BotVersion) -> None:
@@ -237,8 +243,6 @@ def give_up_validation(match_ids, why: str) -> int:
             )[:2000]
             version.decided_at = timezone.now()
             version.save(update_fields=["status", "reject_reason", "decided_at"])
-            version.validation_matches.filter(status=Match.Status.QUEUED).update(
-                status=Match.Status.CANCELLED
-            )
+            cancel_unneeded_validation(version)
             rejected += 1
     return rejected

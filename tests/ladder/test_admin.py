@@ -143,7 +143,10 @@ def test_cancelling_a_validation_rejects_its_version_without_blame(admin_client,
     assert f"validation match {matches[0].pk} was cancelled by an administrator" in (
         version.reject_reason
     )
-    assert {m.status for m in version.validation_matches.all()} == {Match.Status.CANCELLED}
+    assert {(m.status, m.reason) for m in version.validation_matches.all()} == {
+        (Match.Status.CANCELLED, "cancelled by an administrator"),
+        (Match.Status.CANCELLED, "not played: waiting v1 was rejected already"),
+    }
 
 
 def test_revoke_tokens_and_read_only_rows(admin_client, alice, finished_match) -> None:

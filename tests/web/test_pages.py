@@ -189,6 +189,25 @@ def test_replay_of_unfinished_match_is_404(client: Client, ladder) -> None:
     assert client.get("/matches/999999/").status_code == 404
 
 
+@pytest.mark.parametrize(
+    "status, reason, says",
+    [
+        ("cancelled", "cancelled by an administrator", "it was cancelled before it was played"),
+        ("errored", "", "the platform could not play it"),
+    ],
+)
+def test_match_without_replay_says_why_and_shows_no_viewer(
+    client: Client, ladder, status, reason, says
+) -> None:
+    match = Match.objects.create(
+        game="splendor-duel", seat_count=2, seed=1, rules_version="x", status=status, reason=reason
+    )
+    text = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f"This match has no replay: {says}" in text
+    assert "frames.json" not in text and 'id="replay-play"' not in text
+    assert reason in text
+
+
 def test_queue_page(client: Client, ladder) -> None:
     a, b, _ = ladder
     from ladder.matches import create_match
