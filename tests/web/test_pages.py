@@ -62,6 +62,19 @@ def test_leaderboard_columns_and_house_values_note(client: Client, ladder) -> No
     assert notice[:40] in esr.replace("&#x27;", "'")
 
 
+def test_edel_stein_reich_bot_and_match_pages_say_house_values(client: Client, alice) -> None:
+    from arena import get_game
+
+    notice = get_game("edel-stein-reich").notice[:40]
+    esr = make_bot(alice, "baron", game="edel-stein-reich")
+    sd = make_bot(alice, "duelist")
+    for game, bot, shown in (("edel-stein-reich", esr, True), ("splendor-duel", sd, False)):
+        match = Match.objects.create(game=game, seat_count=3, seed=1, rules_version="x")
+        for url in (f"/bots/{bot.pk}/", f"/matches/{match.pk}/"):
+            text = client.get(url).content.decode().replace("&#x27;", "'")
+            assert (notice in text) == shown, url
+
+
 def test_leaderboard_sorts_server_side(client: Client, ladder) -> None:
     by_rank = names_in_order(client.get("/games/splendor-duel/?sort=rank").content.decode())
     assert by_rank[:2] == ["alice-a", "bob-b"]
