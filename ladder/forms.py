@@ -47,13 +47,15 @@ class UploadForm(forms.Form):
         if data.get("bot") is None:
             if not data.get("game"):
                 self.add_error("game", "choose the game of the new bot")
-            if not data.get("name"):
+            if not data.get("name") and "name" not in self.errors:  # one message per field
                 self.add_error("name", "name the new bot (or choose one of your bots)")
         return data
 
 
 class SignupForm(UserCreationForm):
-    email = forms.EmailField(required=False, help_text="Optional; only for password resets.")
+    email = forms.EmailField(
+        required=False, help_text="Optional; only the site's administrators see it."
+    )
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")

@@ -78,3 +78,11 @@ def test_403_page(client: Client, production_errors, settings) -> None:
     assert response.status_code == 403
     text = response.content.decode()
     assert "Not allowed" in text and "operators only" in text and "Log in" in text
+
+
+def test_pages_name_their_icon(client: Client) -> None:
+    text = client.get("/").content.decode()
+    assert 'rel="icon" href="/static/favicon.svg"' in text
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("favicon.svg")
