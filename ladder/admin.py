@@ -74,6 +74,36 @@ class BotAdmin(admin.ModelAdmin):
     search_fields = ("name", "owner__username")
     inlines = [VersionInline]
     actions = ["disable_bots", "enable_bots"]
+    # Kept by the ladder itself; changing the owner or game would orphan ratings.
+    readonly_fields = (
+        "owner",
+        "game",
+        "is_builtin",
+        "created_at",
+        "last_played_at",
+        "consecutive_faults",
+    )
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        if "active_version" in form.base_fields:
+            # only this bot's accepted versions can be made active
+            form.base_fields["active_version"].queryset = BotVersion.objects.filter(
+                bot=obj, status=BotVersion.Status.READY
+            )
+        return form
+
+    def has_add_permission(self, request) -> bool:
+        return False  # bots are created by their owners' uploads
+
+    def save_model(self, request, obj, form, change) -> None:
+        # Write only what the operator changed: a full save of a form opened
+        # minutes ago would overwrite what workers recorded meanwhile.
+        if change:
+            if form.changed_data:
+                obj.save(update_fields=form.changed_data)
+        else:
+            obj.save()
 
     @admin.action(description="Disable: stop scheduling these bots")
     def disable_bots(self, request, queryset) -> None:

@@ -102,6 +102,43 @@ def test_disable_and_enable_bots(admin_client) -> None:
     assert bot.enabled and bot.paused_reason == "" and bot.consecutive_faults == 0
 
 
+def change_form_data(response) -> dict:
+    """What the browser would send back from an admin change page, unchanged."""
+    data = {}
+    forms = [response.context["adminform"].form]
+    for inline in response.context["inline_admin_formsets"]:
+        management = inline.formset.management_form
+        data |= {f"{management.prefix}-{k}": management[k].value() for k in management.fields}
+        forms += inline.formset.forms
+    for form in forms:
+        for name in form.fields:
+            value = form[name].value()
+            if value not in (None, False):
+                data[form.add_prefix(name)] = value
+    return data
+
+
+def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> None:
+    bot = install_builtin("splendor-duel", "random", bot_name="adm-d")
+    other = install_builtin("splendor-duel", "random", bot_name="adm-e")
+    page = admin_client.get(url(Bot, "change", bot.pk))
+    choices = page.context["adminform"].form.fields["active_version"].queryset
+    assert list(choices) == [bot.active_version]  # not other bots' versions
+    assert 'name="last_played_at' not in page.content.decode()
+    # Meanwhile a worker records a match of this bot...
+    played = timezone.now()
+    Bot.objects.filter(pk=bot.pk).update(last_played_at=played, consecutive_faults=2)
+    # ...and the operator saves the page opened before, with a new description.
+    data = change_form_data(page) | {"description": "tuned by hand"}
+    response = admin_client.post(url(Bot, "change", bot.pk), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    bot.refresh_from_db()
+    assert bot.description == "tuned by hand"
+    assert (bot.last_played_at, bot.consecutive_faults) == (played, 2)
+    assert other.active_version != bot.active_version
+    assert admin_client.get(url(Bot, "add")).status_code == 403
+
+
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
     sent = []
     monkeypatch.setattr(ladder_admin, "enqueue", sent.append)
