@@ -477,9 +477,9 @@ class _Match:
             )
             return
         code = report.exit_code if report is not None else None
-        last = _last_line(report.stderr_tail if report is not None else "")
-        detail = f"{what} (exit code {code})" + (f": {last}" if last else "")
-        self._fault(seat, FaultKind.CRASH, detail, step)
+        # The detail is public (match pages, replays): the bot's stderr stays
+        # in its private stderr tail.
+        self._fault(seat, FaultKind.CRASH, f"{what} (exit code {code})", step)
 
     def _fault(
         self, seat: _Seat, kind: FaultKind, detail: str, step: int, reason: ExitKind | None = None
@@ -495,11 +495,3 @@ class _Match:
         if seat.report is None and seat.proc is not None:
             seat.report = seat.proc.stop(reason)
         return seat.report
-
-
-def _last_line(text: str, limit: int = 200) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return ""
-    last = lines[-1]
-    return last if len(last) <= limit else last[: limit - 1] + "…"

@@ -88,6 +88,8 @@ def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, real_sandbox)
     assert version.status == BotVersion.Status.REJECTED
     assert "crash" in version.reject_reason
     assert "about to fail" in version.stderr_tail
+    # the reason is public; the bot's stderr is only in its owner's stderr tail
+    assert "about to fail" not in version.reject_reason
     assert bot.active_version is None
     # the second validation match was cancelled after the first fault
     statuses = sorted(version.validation_matches.values_list("status", flat=True))
