@@ -158,7 +158,12 @@ class MatchAdmin(admin.ModelAdmin):
             if match.status == Match.Status.ERRORED:
                 with transaction.atomic():
                     if Match.objects.filter(pk=match.pk, status=Match.Status.ERRORED).update(
-                        status=Match.Status.QUEUED, attempts=0, error="", claim=None
+                        status=Match.Status.QUEUED,
+                        attempts=0,
+                        error="",
+                        claim=None,
+                        started_at=None,
+                        finished_at=None,
                     ):
                         enqueue(match.pk)
                         retried += 1
@@ -172,6 +177,8 @@ class MatchAdmin(admin.ModelAdmin):
                     seed=match.seed,
                     options=match.options,
                     requested_by=request.user,
+                    # a validation copy names its version (decided already: it changes nothing)
+                    validates=match.validates,
                 )
                 copied += 1
         self.message_user(

@@ -179,6 +179,8 @@ def count_faults(seats: list[MatchSeat]) -> None:
 def decide_validation(match: Match) -> None:
     """Accept the version once all its validation matches finished cleanly;
     reject it at its first fault."""
+    if match.validates_id is None:  # a copy made by hand of a version's validation
+        return
     version = BotVersion.objects.select_for_update().get(pk=match.validates_id)
     if version.status != BotVersion.Status.PENDING:
         return

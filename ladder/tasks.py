@@ -127,11 +127,18 @@ def _run_match(task, match_id: int) -> str:
         # daemon went away mid-match): never rate that as the bot's fault.
         log.warning("match %s: sandbox failed during the match: %s", match_id, trouble)
         return after_system_fault(match_id, claim, worker, f"sandbox failed: {trouble}")
-    recorded = retry_database(
-        f"match {match_id}: recording the result",
-        lambda: record_result(match_id, claim, result),
-        RECORD_RETRY_S,
-    )
+    try:
+        recorded = retry_database(
+            f"match {match_id}: recording the result",
+            lambda: record_result(match_id, claim, result),
+            RECORD_RETRY_S,
+        )
+    except DatabaseError:
+        raise  # the database stayed away: the reaper gives the match back later
+    except Exception as exc:  # a bug or broken data: count an attempt, never loop for ever
+        log.exception("match %s: recording the result failed", match_id)
+        error = f"platform error recording the result: {type(exc).__name__}: {exc}"
+        return after_system_fault(match_id, claim, worker, error)
     if not recorded:
         log.info("match %s: result discarded, the claim was lost", match_id)
         return "claim lost"

@@ -145,7 +145,10 @@ def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> 
     lineup = [s.version for s in finished_match.seats.order_by("seat")]
     errored = create_match("splendor-duel", lineup)
     Match.objects.filter(pk=errored.pk).update(
-        status=Match.Status.ERRORED, attempts=3, error="system fault: engine gone"
+        status=Match.Status.ERRORED,
+        attempts=3,
+        error="system fault: engine gone",
+        finished_at=timezone.now(),
     )
     queued = create_match("splendor-duel", lineup)
     before = set(Match.objects.values_list("pk", flat=True))
@@ -154,10 +157,11 @@ def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> 
     assert "1 errored matches queued again, 1 finished matches copied" in message
     errored.refresh_from_db()
     assert (errored.status, errored.attempts, errored.error) == (Match.Status.QUEUED, 0, "")
+    assert errored.finished_at is None
     assert sent == [errored.pk]
     (copy,) = Match.objects.exclude(pk__in=before)
     assert copy.status == Match.Status.QUEUED and not copy.rated
-    assert copy.seed == finished_match.seed
+    assert copy.seed == finished_match.seed and copy.validates == finished_match.validates
     assert [s.version for s in copy.seats.order_by("seat")] == lineup
 
     assert "1 queued matches cancelled" in act(

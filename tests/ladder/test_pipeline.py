@@ -309,6 +309,44 @@ def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, se
     assert Rating.objects.get(bot=a).elo_games == 0
 
 
+def test_a_failure_while_recording_counts_an_attempt(process_sandbox, monkeypatch, settings):
+    settings.MATCH_MAX_ATTEMPTS = 2
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+
+    def broken_record(match_id, claim, result):
+        raise KeyError(a.pk)  # e.g. a rating row deleted by hand
+
+    monkeypatch.setattr(tasks, "record_result", broken_record)
+    assert tasks.run_match.run(match.pk) == "retry"
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED
+    assert f"platform error recording the result: KeyError: {a.pk}" in match.error
+    assert tasks.run_match.run(match.pk) == "errored"  # never running for ever
+    match.refresh_from_db()
+    assert match.status == Match.Status.ERRORED and match.rating_seq is None
+
+
+def test_a_copy_of_a_validation_match_plays_and_changes_nothing(alice, process_sandbox) -> None:
+    bot = create_bot(alice, "splendor-duel", "copied")
+    version = add_version(bot, "bot.py", RANDOM_BOT)
+    run_queued(Match.Kind.VALIDATION)
+    version.refresh_from_db()
+    decided = version.decided_at
+    for validates in (version, None):  # the admin's copy, and one made by hand
+        original = version.validation_matches.first()
+        copy = create_match(
+            "splendor-duel",
+            [s.version for s in original.seats.order_by("seat")],
+            kind=Match.Kind.VALIDATION,
+            rated=False,
+            validates=validates,
+        )
+        assert tasks.run_match.run(copy.pk) == "finished"
+    version.refresh_from_db()
+    assert (version.status, version.decided_at) == (BotVersion.Status.READY, decided)
+
+
 def test_bot_faults_are_rated_and_pause_after_a_streak(alice, process_sandbox, settings) -> None:
     settings.FAULTS_BEFORE_PAUSE = 2
     (good,) = ladder_bots(1)
