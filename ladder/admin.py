@@ -24,10 +24,28 @@ from ladder.models import (
 from ladder.results import give_up_validation
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the platform writes itself: to look at, never to edit by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
 @admin.register(WorkerHeartbeat)
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    """Workers write their own rows; a dead worker's row may be deleted."""
+
     list_display = ("hostname", "sandbox_backend", "last_seen", "started_at")
     readonly_fields = ("hostname", "sandbox_backend", "sandbox_problem", "last_seen", "started_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False  # a made-up worker would count as alive and deepen the queue
 
 
 @admin.register(LadderSettings)
@@ -48,6 +66,9 @@ class LadderSettingsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return not LadderSettings.objects.exists()
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False  # its instance id labels this platform's sandboxes
 
 
 class VersionInline(admin.TabularInline):
@@ -118,9 +139,14 @@ class BotAdmin(admin.ModelAdmin):
 
 @admin.register(BotVersion)
 class BotVersionAdmin(admin.ModelAdmin):
+    """Versions come from uploads; one no match refers to may be deleted."""
+
     list_display = ("__str__", "status", "created_at", "decided_at")
     list_filter = ("status", "bot__game")
     readonly_fields = [f.name for f in BotVersion._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
 
 
 class SeatInline(admin.TabularInline):
@@ -202,7 +228,9 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Rating)
-class RatingAdmin(admin.ModelAdmin):
+class RatingAdmin(ReadOnlyAdmin):
+    """Kept by results and recompute_ratings; a row deleted by hand broke its bot."""
+
     list_display = (
         "bot",
         "elo",
@@ -214,44 +242,18 @@ class RatingAdmin(admin.ModelAdmin):
         "fitted_rank",
     )
     list_filter = ("bot__game", "provisional")
-    readonly_fields = [f.name for f in Rating._meta.fields]
 
 
 @admin.register(RatingHistory)
-class RatingHistoryAdmin(admin.ModelAdmin):
+class RatingHistoryAdmin(ReadOnlyAdmin):
+    """Append-only."""
+
     list_display = ("seq", "bot", "match", "elo_before", "elo_after", "created_at")
-    readonly_fields = [f.name for f in RatingHistory._meta.fields]
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False  # append-only
 
 
 @admin.register(GameFit)
-class GameFitAdmin(admin.ModelAdmin):
+class GameFitAdmin(ReadOnlyAdmin):
     list_display = ("game", "matches", "first_seat_advantage", "fitted_at")
-    readonly_fields = (
-        "game",
-        "matches",
-        "first_seat_advantage",
-        "first_seat_advantage_half_width",
-        "fitted_at",
-    )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows the platform writes itself: to look at, never to edit by hand."""
-
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 @admin.register(MatchSeat)

@@ -17,6 +17,8 @@ from ladder.models import (
     ApiToken,
     Bot,
     BotVersion,
+    Counter,
+    GameFit,
     LadderSettings,
     LiveStep,
     Match,
@@ -78,6 +80,36 @@ def test_every_ladder_model_has_working_pages(admin_client, alice, finished_matc
         if row is not None:
             response = admin_client.get(url(model, "change", row.pk))
             assert response.status_code == 200, model.__name__
+
+
+#: Rows only the platform may create, and those nobody may delete by hand.
+NO_ADD = ["WorkerHeartbeat", "BotVersion", "Bot", "Rating", "RatingHistory", "GameFit", "Match"]
+NO_DELETE = ["Rating", "RatingHistory", "GameFit", "LadderSettings", "Counter", "MatchSeat"]
+
+
+def test_platform_rows_cannot_be_made_or_removed_by_hand(admin_client, finished_match) -> None:
+    LadderSettings.get()
+    seat = finished_match.seats.first()
+    RatingHistory.objects.create(
+        bot=seat.version.bot,
+        match=finished_match,
+        version=seat.version,
+        seq=1,
+        elo_before=1500,
+        elo_after=1516,
+    )
+    GameFit.objects.create(game="splendor-duel", matches=1)
+    Counter.objects.get_or_create(name="rating")
+    models = {m.__name__: m for m in apps.get_app_config("ladder").get_models()}
+    for name in NO_ADD:
+        assert admin_client.get(url(models[name], "add")).status_code == 403, name
+        assert admin_client.post(url(models[name], "add"), {}).status_code == 403, name
+    for name in NO_DELETE:
+        row = models[name].objects.first()
+        assert row is not None, name
+        delete = url(models[name], "delete", row.pk)
+        assert admin_client.post(delete, {"post": "yes"}).status_code == 403, name
+        assert models[name].objects.filter(pk=row.pk).exists(), name
 
 
 def test_pause_and_resume_the_ladder(admin_client) -> None:
