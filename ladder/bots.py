@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from arena import builtin_bot_dir, get_game
 from ladder.matches import create_match
-from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
+from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating, lock_user
 from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
@@ -44,19 +44,12 @@ def system_user():
     return user
 
 
-def _lock_owner(owner) -> None:
-    """Serialise one user's bot and upload requests, so a per-user limit is
-    counted and used in one step (in PostgreSQL a row lock; SQLite's
-    IMMEDIATE transactions serialise every writer anyway)."""
-    get_user_model().objects.select_for_update().filter(pk=owner.pk).exists()
-
-
 def create_bot(owner, game: str, name: str, description: str = "", builtin: bool = False) -> Bot:
     """A new, empty bot; raises UploadError with a reason a user can act on."""
     get_game(game)  # unknown game → OptionError (a ValueError) naming it
     with transaction.atomic():
         if not builtin:
-            _lock_owner(owner)
+            lock_user(owner)
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
         if Bot.objects.filter(game=game, name__iexact=name).exists():  # no look-alikes
@@ -89,7 +82,7 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
     checked = check_upload(filename, data)
     with transaction.atomic():
         if not bot.is_builtin:
-            _lock_owner(bot.owner)
+            lock_user(bot.owner)
             check_upload_rate(bot.owner)  # again, now that no other upload can slip in
         # The bot's row lock orders concurrent uploads of one bot: each sees the
         # version before it (for the number and the "identical" check).

@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -330,6 +331,14 @@ class RatingHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} {self.elo_before:.0f}→{self.elo_after:.0f}"
+
+
+def lock_user(user) -> None:
+    """Serialise one user's limited requests (bots, uploads, tokens, challenges)
+    inside the caller's transaction, so a per-user limit is counted and used in
+    one step: a row lock in PostgreSQL; SQLite's IMMEDIATE transactions
+    serialise every writer anyway."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
 
 
 class Counter(models.Model):

@@ -15,10 +15,11 @@ import hashlib
 import secrets
 from datetime import timedelta
 
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ladder.models import ApiToken
+from ladder.models import ApiToken, lock_user
 
 TOKEN_PREFIX = "ga_"
 #: characters of the raw token kept in clear (the "ga_" marker plus 6)
@@ -49,14 +50,17 @@ def create_token(user, name: str) -> tuple[ApiToken, str]:
         raise TokenError("give the token a name, e.g. the machine or script that will use it")
     if len(name) > MAX_NAME_LENGTH:
         raise TokenError(f"the name is {len(name)} characters; the limit is {MAX_NAME_LENGTH}")
-    if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:
-        raise TokenLimitError(
-            f"you have {MAX_ACTIVE_TOKENS} active tokens, the limit; revoke one you no longer use"
+    with transaction.atomic():
+        lock_user(user)
+        if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:
+            raise TokenLimitError(
+                f"you have {MAX_ACTIVE_TOKENS} active tokens, the limit; "
+                "revoke one you no longer use"
+            )
+        raw = TOKEN_PREFIX + secrets.token_urlsafe(30)
+        token = ApiToken.objects.create(
+            user=user, name=name, prefix=raw[:SHOWN_CHARS], key_hash=hash_token(raw)
         )
-    raw = TOKEN_PREFIX + secrets.token_urlsafe(30)
-    token = ApiToken.objects.create(
-        user=user, name=name, prefix=raw[:SHOWN_CHARS], key_hash=hash_token(raw)
-    )
     return token, raw
 
 

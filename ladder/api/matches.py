@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Status
@@ -23,7 +24,7 @@ from ladder.api.schemas import (
     match_out,
 )
 from ladder.matches import create_match
-from ladder.models import Bot, Match, MatchSeat
+from ladder.models import Bot, Match, MatchSeat, lock_user
 
 router = Router(tags=["matches"], auth=PUBLIC)
 
@@ -164,26 +165,35 @@ def challenge(request: HttpRequest, data: ChallengeIn):
             raise ApiError(422, f"option {name!r}: give the data inline (JSON)", field="options")
     try:
         options = game.validate_options(data.options)
+        # Set the table up once: options that suit the game but not this many
+        # seats (components that do not deal out) fail here, not on a worker.
+        game.new(seat_count, 0, options)
     except OptionError as exc:
         raise ApiError(422, str(exc), field="options") from None
-    open_count = Match.objects.filter(
-        kind=Match.Kind.CHALLENGE,
-        requested_by=user,
-        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-    ).count()
-    limit = settings.MAX_OPEN_CHALLENGES
-    if open_count >= limit:
+    except Exception as exc:  # the engine refused the user's data
         raise ApiError(
-            429,
-            f"you have {open_count} challenges queued or running; the limit is "
-            f"{limit}. Wait for one to finish.",
+            422, f"these options cannot set up a {seat_count}-seat game: {exc}", field="options"
+        ) from None
+    with transaction.atomic():
+        lock_user(user)
+        open_count = Match.objects.filter(
+            kind=Match.Kind.CHALLENGE,
+            requested_by=user,
+            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+        ).count()
+        limit = settings.MAX_OPEN_CHALLENGES
+        if open_count >= limit:
+            raise ApiError(
+                429,
+                f"you have {open_count} challenges queued or running; the limit is "
+                f"{limit}. Wait for one to finish.",
+            )
+        match = create_match(
+            game.id,
+            lineup,
+            kind=Match.Kind.CHALLENGE,
+            rated=False,
+            options=options,
+            requested_by=user,
         )
-    match = create_match(
-        game.id,
-        lineup,
-        kind=Match.Kind.CHALLENGE,
-        rated=False,
-        options=options,
-        requested_by=user,
-    )
     return Status(201, match_out(matches_queryset().get(pk=match.pk), user, True))

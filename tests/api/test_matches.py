@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,10 @@ from ladder.matches import create_match
 from ladder.models import Bot, Match
 from tests.api.conftest import ready_bot
 from tests.api.test_auth_errors import assert_error
+
+ESR_COMPONENTS = (
+    Path(__file__).resolve().parents[2] / "arena/games/edel_stein_reich/data/components.json"
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -144,6 +149,7 @@ def test_challenge_creates_an_unrated_match(as_alice, alice, trio) -> None:
         ("disabled", 409, "conflict", "opponents"),
         ("bad_option", 422, "invalid", "options"),
         ("server_file_option", 422, "invalid", "options"),
+        ("components_do_not_deal", 422, "invalid", "options"),
     ],
 )
 def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, field) -> None:
@@ -171,6 +177,10 @@ def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, 
         extra = {"options": {"barter_winner": "nobody"}}
     elif case == "server_file_option":
         extra = {"options": {"components": "/etc/passwd"}}
+    elif case == "components_do_not_deal":  # valid data, but 25 cards for 3 seats
+        data = json.loads(ESR_COMPONENTS.read_text())
+        data["set_aside"]["3"] = 5
+        extra = {"options": {"components": json.dumps(data)}}
     error = assert_error(challenge(as_alice, bot, opponents, **extra), status, code, field)
     assert error["message"]
     assert not Match.objects.filter(kind="challenge").exists()

@@ -12,14 +12,17 @@ import uuid
 
 import pytest
 from django.db import connection
+from django.test import Client
 
 from arena import SystemFault
 from ladder import bots as bots_module
 from ladder import tasks
-from ladder.bots import add_version, create_bot, install_builtin
+from ladder import tokens as tokens_module
+from ladder.bots import add_version, create_bot, install_builtin, mark_ready
 from ladder.leaderboard import rated_pair_games, rated_results, recompute_elo, refit
 from ladder.matches import create_match
 from ladder.models import (
+    ApiToken,
     Bot,
     BotVersion,
     LadderSettings,
@@ -31,6 +34,7 @@ from ladder.models import (
 from ladder.ratings import pair_games_of
 from ladder.results import record_result
 from ladder.scheduler import fill_queue
+from ladder.tokens import TokenError, create_token
 from ladder.uploads import UploadError
 from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT
 
@@ -186,7 +190,7 @@ def test_a_validation_that_cannot_be_played_rejects_without_blame(
 
 
 @pytest.mark.postgres
-def test_per_user_limits_hold_under_concurrent_requests(alice, settings) -> None:
+def test_per_user_limits_hold_under_concurrent_requests(alice, settings, monkeypatch) -> None:
     settings.MAX_BOTS_PER_USER = 3
     settings.MAX_UPLOADS_PER_HOUR = 3
     start = threading.Barrier(6)
@@ -199,7 +203,7 @@ def test_per_user_limits_hold_under_concurrent_requests(alice, settings) -> None
                 start.wait(timeout=30)
                 work(i)
                 outcomes.append("ok")
-            except UploadError as exc:
+            except (UploadError, TokenError) as exc:
                 outcomes.append(str(exc))
             finally:
                 connection.close()
@@ -220,6 +224,29 @@ def test_per_user_limits_hold_under_concurrent_requests(alice, settings) -> None
     assert sent.count("ok") == 3, sent
     assert all("per hour" in m for m in sent if m != "ok")
     assert BotVersion.objects.filter(bot__owner=alice).count() == 3
+
+    monkeypatch.setattr(tokens_module, "MAX_ACTIVE_TOKENS", 3)
+    made = race(lambda i: create_token(alice, f"laptop {i}"))
+    assert made.count("ok") == 3, made
+    assert ApiToken.objects.filter(user=alice).count() == 3
+
+    settings.MAX_OPEN_CHALLENGES = 3
+    (opponent,) = ladder_bots(1)
+    mine[0].refresh_from_db()
+    mark_ready(mine[0].versions.first())
+
+    def challenge(i):
+        client = Client()
+        client.force_login(alice)
+        body = {"bot": mine[0].pk, "opponents": [opponent.pk]}
+        response = client.post("/api/challenges", body, "application/json")
+        if response.status_code != 201:
+            raise UploadError(f"{response.status_code} {response.json()['error']['message']}")
+
+    asked = race(challenge)
+    assert asked.count("ok") == 3, asked
+    assert all(m.startswith("429 ") for m in asked if m != "ok"), asked
+    assert Match.objects.filter(kind=Match.Kind.CHALLENGE).count() == 3
 
 
 def ladder_bots(count: int, game: str = "splendor-duel") -> list[Bot]:
