@@ -165,11 +165,16 @@ def queue_validation(version: BotVersion) -> list[Match]:
 
 
 def zip_directory(folder: Path) -> bytes:
+    """The folder's files as a zip that depends only on their names and bytes
+    (no timestamps), so an unchanged example bot is not a new version after a
+    checkout or a touch."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                archive.write(path, path.relative_to(folder).as_posix())
+                info = zipfile.ZipInfo(path.relative_to(folder).as_posix(), (1980, 1, 1, 0, 0, 0))
+                info.external_attr = 0o644 << 16
+                archive.writestr(info, path.read_bytes(), zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
 

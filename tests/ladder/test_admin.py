@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 from django.apps import apps
@@ -252,3 +253,17 @@ def test_seed_demo_fills_both_games_and_is_safe_to_repeat() -> None:
     counts = (Bot.objects.count(), BotVersion.objects.count())
     call_command("seed_demo", stdout=io.StringIO())
     assert (Bot.objects.count(), BotVersion.objects.count()) == counts
+
+
+def test_example_bot_zips_do_not_depend_on_file_times(tmp_path) -> None:
+    from ladder.bots import zip_directory
+
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "main.py").write_bytes(b"print('hi')\n")
+    (tmp_path / "lib" / "x.py").write_bytes(b"X = 1\n")
+    before = zip_directory(tmp_path)
+    for path in (tmp_path / "main.py", tmp_path / "lib" / "x.py"):
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # a fresh checkout, a touch
+    assert zip_directory(tmp_path) == before
+    (tmp_path / "main.py").write_bytes(b"print('ho')\n")
+    assert zip_directory(tmp_path) != before
