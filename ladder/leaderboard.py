@@ -13,9 +13,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.db import connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 
-from ladder.models import BotVersion, GameFit, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, Rating, RatingHistory
 from ladder.ratings.elo import EloRating, replay_elo
 from ladder.ratings.fit import fit_ratings
 from ladder.ratings.results import MatchResult
@@ -130,18 +131,40 @@ def recompute_elo(game: str, write: bool = True) -> RecomputeReport:
                 )
                 row.elo_before, row.elo_after = before.rating, after.rating
                 changed_history.append(row)
+    missing = list(Bot.objects.filter(game=game, rating__isnull=True).values_list("pk", flat=True))
+    differences += [f"bot {bot_id}: no rating row" for bot_id in missing]
+    if write and missing:
+        Rating.objects.bulk_create([Rating(bot_id=bot_id) for bot_id in missing])
+    wins = dict(
+        MatchSeat.objects.filter(
+            match__game=game, match__rating_seq__isnull=False, rank=1, fault=""
+        )
+        .values("version__bot_id")
+        .annotate(n=Count("pk"))
+        .values_list("version__bot_id", "n")
+    )
     ratings = list(Rating.objects.filter(bot__game=game))
     for rating in ratings:
         expected = final.get(rating.bot_id, EloRating())
-        if (rating.elo, rating.elo_games) != (expected.rating, expected.games):
+        expected_wins = wins.get(rating.bot_id, 0)
+        if (rating.elo, rating.elo_games, rating.wins) != (
+            expected.rating,
+            expected.games,
+            expected_wins,
+        ):
             differences.append(
-                f"bot {rating.bot_id}: stored {rating.elo} after {rating.elo_games} games, "
-                f"recomputed {expected.rating} after {expected.games}"
+                f"bot {rating.bot_id}: stored {rating.elo} after {rating.elo_games} games "
+                f"({rating.wins} won), recomputed {expected.rating} after {expected.games} "
+                f"({expected_wins} won)"
             )
-            rating.elo, rating.elo_games = expected.rating, expected.games
+            rating.elo, rating.elo_games, rating.wins = (
+                expected.rating,
+                expected.games,
+                expected_wins,
+            )
     if write and differences:
         with transaction.atomic():
-            Rating.objects.bulk_update(ratings, ["elo", "elo_games"], batch_size=1000)
+            Rating.objects.bulk_update(ratings, ["elo", "elo_games", "wins"], batch_size=1000)
             RatingHistory.objects.bulk_update(
                 changed_history, ["elo_before", "elo_after"], batch_size=1000
             )

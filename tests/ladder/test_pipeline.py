@@ -11,6 +11,7 @@ import threading
 import uuid
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 
@@ -464,9 +465,26 @@ def test_recompute_and_pair_counts_match_the_stored_results(process_sandbox, set
     # a stored number changed behind the ladder's back is found and fixed
     rating = Rating.objects.filter(bot__game="splendor-duel", elo_games__gt=0).first()
     Rating.objects.filter(pk=rating.pk).update(elo=rating.elo + 7)
+    winner = Rating.objects.filter(bot__game="splendor-duel", wins__gt=0).exclude(pk=rating.pk)[0]
+    Rating.objects.filter(pk=winner.pk).update(wins=0)
+    gone = Rating.objects.filter(bot__game="splendor-duel").exclude(pk__in=[rating.pk, winner.pk])
+    gone = gone.first()
+    gone.delete()
     report = recompute_elo("splendor-duel", write=True)
-    assert len(report.differences) == 1
+    # the lost row is reported, then its recreated numbers differ as well
+    assert len(report.differences) == 4, report.differences
+    assert f"bot {gone.bot_id}: no rating row" in report.differences
     assert recompute_elo("splendor-duel", write=False).differences == []
+    assert Rating.objects.get(pk=winner.pk).wins == winner.wins
+    restored = Rating.objects.get(bot_id=gone.bot_id)
+    assert (restored.elo, restored.elo_games, restored.wins) == (
+        gone.elo,
+        gone.elo_games,
+        gone.wins,
+    )
+    with pytest.raises(CommandError, match="unknown game 'chess'"):
+        call_command("recompute_ratings", "--game", "chess")
+    refit("splendor-duel")  # as the command does after writing
     fitted = Rating.objects.filter(bot__game="splendor-duel").exclude(fitted=None)
     assert fitted.count() == 4
     assert all(r.fitted_low < r.fitted < r.fitted_high for r in fitted)

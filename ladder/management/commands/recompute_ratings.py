@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from arena import all_games
 from ladder.leaderboard import recompute_elo, refit
@@ -11,8 +11,8 @@ from ladder.leaderboard import recompute_elo, refit
 class Command(BaseCommand):
     help = (
         "Replay the incremental Elo of every game from the stored match results (in the "
-        "order they were first applied), report any difference from the stored numbers, "
-        "fix them, and refit the leaderboard."
+        "order they were first applied), with each bot's rated games and wins; report any "
+        "difference from the stored numbers, fix them, and refit the leaderboard."
     )
 
     def add_arguments(self, parser) -> None:
@@ -22,7 +22,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, game: str | None = None, check: bool = False, **options) -> None:
-        games = [game] if game else [g.id for g in all_games()]
+        known = [g.id for g in all_games()]
+        if game is not None and game not in known:
+            raise CommandError(f"unknown game {game!r} (known: {', '.join(known)})")
+        games = [game] if game else known
         total_diffs = 0
         for game_id in games:
             report = recompute_elo(game_id, write=not check)
