@@ -8,7 +8,17 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Case, F, FloatField, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    F,
+    FloatField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast, Coalesce
 
 from ladder.models import Bot, Match, MatchSeat, RatingHistory
@@ -77,6 +87,11 @@ def parse_sort(raw: str | None) -> tuple[str, bool, str]:
     return key, reverse, ""
 
 
+#: Who is on a leaderboard: bots with an accepted version or rated games (not
+#: a bot that was only named, or whose every upload was rejected).
+ON_LEADERBOARD = Q(active_version__isnull=False) | Q(rating__elo_games__gt=0)
+
+
 def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
     spec = SORTS[key]
     win_rate = Case(
@@ -85,7 +100,7 @@ def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
         output_field=FloatField(),
     )
     return (
-        Bot.objects.filter(game=game, rating__isnull=False)
+        Bot.objects.filter(ON_LEADERBOARD, game=game, rating__isnull=False)
         .select_related("owner", "rating")
         .only(
             "name",

@@ -18,7 +18,8 @@ from ladder.api.schemas import (
     game_out,
     rating_out,
 )
-from ladder.models import GameFit, Rating
+from ladder.models import Bot, GameFit, Rating
+from ladder.pages import ON_LEADERBOARD
 
 router = Router(tags=["games"], auth=PUBLIC)
 
@@ -61,7 +62,9 @@ def leaderboard(request: HttpRequest, game_id: str, query: Query[PageQuery]):
     """Enabled bots by leaderboard rank (fitted Elo); bots without a fit yet come last."""
     game = known_game(game_id)
     ratings = (
-        Rating.objects.filter(bot__game=game.id, bot__enabled=True)
+        Rating.objects.filter(
+            bot__in=Bot.objects.filter(ON_LEADERBOARD, game=game.id, enabled=True)
+        )
         .select_related("bot__owner")
         .order_by(F("fitted_rank").asc(nulls_last=True), "-elo", "bot__name")
     )

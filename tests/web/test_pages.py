@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from arena import replay_from_bytes
+from ladder.bots import create_bot
 from ladder.models import Bot, Match, Rating, WorkerHeartbeat
 from tests.web.conftest import make_bot, play
 
@@ -95,7 +96,14 @@ def test_leaderboard_pages(client: Client, alice, monkeypatch) -> None:
         Bot(owner=alice, game="splendor-duel", name=f"bot-{i:02d}") for i in range(7)
     )
     Rating.objects.bulk_create(
-        Rating(bot=b, fitted=2000 - i, fitted_low=1900 - i, fitted_high=2100 - i, fitted_rank=i + 1)
+        Rating(
+            bot=b,
+            elo_games=5,
+            fitted=2000 - i,
+            fitted_low=1900 - i,
+            fitted_high=2100 - i,
+            fitted_rank=i + 1,
+        )
         for i, b in enumerate(bots)
     )
     page1 = names_in_order(client.get("/games/splendor-duel/").content.decode())
@@ -107,6 +115,19 @@ def test_leaderboard_pages(client: Client, alice, monkeypatch) -> None:
     sorted_page2 = client.get("/games/splendor-duel/?sort=-rank&page=2").content.decode()
     assert names_in_order(sorted_page2) == ["bot-03", "bot-02", "bot-01"]
     assert "sort=-rank" in sorted_page2 and "page=3" in sorted_page2
+
+
+def test_leaderboards_leave_out_bots_that_never_had_code(client: Client, ladder, alice) -> None:
+    named_only = create_bot(alice, "splendor-duel", "just-a-name")
+    played = Bot.objects.get(name="alice-a")
+    Bot.objects.filter(pk=played.pk).update(active_version=None)  # its versions were rejected
+    web = names_in_order(client.get("/games/splendor-duel/").content.decode())
+    api = [
+        r["bot"]["name"]
+        for r in client.get("/api/games/splendor-duel/leaderboard").json()["results"]
+    ]
+    for names in (web, api):
+        assert named_only.name not in names and "alice-a" in names
 
 
 def test_unknown_game_is_404(client: Client) -> None:
