@@ -9,7 +9,7 @@ from ninja import Field, File, Query, Router, Status, UploadedFile
 
 from ladder import bots as bot_service
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
-from ladder.api.errors import ApiError, binary_response, errors
+from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
 from ladder.api.pages import paginate
 from ladder.api.schemas import (
     MAX_ID,
@@ -39,9 +39,13 @@ def bots_queryset():
 
 
 class BotFilters(PageQuery):
-    game: str | None = Field(None, max_length=40, description="only bots of this game")
-    owner: str | None = Field(None, max_length=150, description="only this user's bots")
-    name: str | None = Field(None, max_length=40, description="exact bot name")
+    game: str | None = Field(
+        None, max_length=40, pattern=NO_NUL, description="only bots of this game"
+    )
+    owner: str | None = Field(
+        None, max_length=150, pattern=NO_NUL, description="only this user's bots"
+    )
+    name: str | None = Field(None, max_length=40, pattern=NO_NUL, description="exact bot name")
     mine: bool = Field(False, description="only the caller's bots (needs a signed-in caller)")
     enabled: bool | None = None
 

@@ -70,6 +70,17 @@ class ErrorOut(Schema):
     error: ErrorBody
 
 
+#: Text a user sends: PostgreSQL cannot store a NUL character (it was a 500 there).
+NO_NUL = r"^[^\x00]*$"
+#: ...and a name: also something other than spaces.
+NAME_TEXT = r"^[^\x00]*[^\s\x00][^\x00]*$"
+#: What a mismatch of these patterns means, for the error message.
+PATTERN_MEANING = {
+    NO_NUL: "text may not contain NUL characters (\\u0000)",
+    NAME_TEXT: "needs a character other than spaces, and no NUL characters (\\u0000)",
+}
+
+
 def error_response(
     status: int,
     message: str,
@@ -121,7 +132,9 @@ def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
         loc = item.get("loc", ())
         if item.get("type") == "json_invalid" or (loc and loc[-1] == "__root__"):
             return error_response(400, f"the request body is not valid JSON: {item.get('msg')}")
-        details.append({"field": _field_of(loc), "message": str(item.get("msg", "invalid"))})
+        message = str(item.get("msg", "invalid"))
+        message = PATTERN_MEANING.get(item.get("ctx", {}).get("pattern"), message)  # not a regex
+        details.append({"field": _field_of(loc), "message": message})
     first = details[0] if details else {"field": None, "message": "invalid request"}
     message = f"{first['field']}: {first['message']}" if first["field"] else str(first["message"])
     return error_response(422, message, field=first["field"], details=details)

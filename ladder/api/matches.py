@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Prefetch
@@ -11,7 +13,7 @@ from ninja import Field, Query, Router, Status
 from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.bots import get_or_404
-from ladder.api.errors import ApiError, binary_response, errors
+from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
 from ladder.api.pages import paginate
 from ladder.api.schemas import (
     MAX_ID,
@@ -41,7 +43,7 @@ def matches_queryset():
 
 
 class MatchFilters(PageQuery):
-    game: str | None = Field(None, max_length=40)
+    game: str | None = Field(None, max_length=40, pattern=NO_NUL)
     bot: int | None = Field(None, ge=1, le=MAX_ID, description="only matches this bot played")
     status: MatchStatus | None = None
     kind: MatchKind | None = None
@@ -168,6 +170,8 @@ def challenge(request: HttpRequest, data: ChallengeIn):
         # Set the table up once: options that suit the game but not this many
         # seats (components that do not deal out) fail here, not on a worker.
         game.new(seat_count, 0, options)
+        if "\\u0000" in json.dumps(options):
+            raise OptionError("text in options may not contain NUL characters (\\u0000)")
     except OptionError as exc:
         raise ApiError(422, str(exc), field="options") from None
     except Exception as exc:  # the engine refused the user's data

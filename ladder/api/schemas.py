@@ -11,6 +11,7 @@ from ninja import Field, Schema
 
 from arena import all_games
 from ladder.api.auth import sees_private
+from ladder.api.errors import NO_NUL
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
 MAX_PAGE = 100_000
@@ -131,7 +132,7 @@ class BotIn(Schema):
         max_length=40,
         pattern=r"^[-a-zA-Z0-9_]+$",
     )
-    description: str = Field("", max_length=300)
+    description: str = Field("", max_length=300, pattern=NO_NUL)
 
 
 class VersionOut(Schema):

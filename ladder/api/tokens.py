@@ -9,7 +9,7 @@ from ninja import Field, Router, Schema, Status
 
 from ladder import tokens
 from ladder.api.auth import SIGNED_IN, require_user
-from ladder.api.errors import ApiError, errors
+from ladder.api.errors import NAME_TEXT, ApiError, errors
 from ladder.api.schemas import MAX_ID
 
 router = Router(tags=["account"], auth=SIGNED_IN)
@@ -38,7 +38,7 @@ class TokenIn(Schema):
     name: str = Field(
         min_length=1,
         max_length=tokens.MAX_NAME_LENGTH,
-        pattern=r"\S",
+        pattern=NAME_TEXT,
         description="what the token is for (not only spaces)",
     )
 

@@ -119,6 +119,19 @@ def test_malformed_json_is_a_400(as_alice) -> None:
     assert not Bot.objects.exists()
 
 
+def test_nul_characters_are_refused_before_the_database_sees_them(as_alice) -> None:
+    # PostgreSQL cannot store NUL in text: this was a 500 there
+    body = {"game": "splendor-duel", "name": "nul", "description": "a\u0000b"}
+    sent = as_alice.post("/api/bots", json.dumps(body), "application/json")
+    assert "NUL characters" in assert_error(sent, 422, "invalid", "description")["message"]
+    token = as_alice.post("/api/tokens", json.dumps({"name": "lap\u0000top"}), "application/json")
+    assert "NUL characters" in assert_error(token, 422, "invalid", "name")["message"]
+    spaces = as_alice.post("/api/tokens", json.dumps({"name": "   "}), "application/json")
+    assert "other than spaces" in assert_error(spaces, 422, "invalid", "name")["message"]
+    assert_error(as_alice.get("/api/bots?name=%00"), 422, "invalid", "query.name")
+    assert not Bot.objects.exists() and not ApiToken.objects.filter(name__startswith="lap").exists()
+
+
 def test_unexpected_exceptions_become_a_logged_500_in_the_shape(as_alice, monkeypatch) -> None:
     def broken(*args, **kwargs):
         raise RuntimeError("database on fire")

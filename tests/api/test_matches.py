@@ -150,6 +150,7 @@ def test_challenge_creates_an_unrated_match(as_alice, alice, trio) -> None:
         ("bad_option", 422, "invalid", "options"),
         ("server_file_option", 422, "invalid", "options"),
         ("components_do_not_deal", 422, "invalid", "options"),
+        ("nul_in_options", 422, "invalid", "options"),
     ],
 )
 def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, field) -> None:
@@ -180,6 +181,10 @@ def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, 
     elif case == "components_do_not_deal":  # valid data, but 25 cards for 3 seats
         data = json.loads(ESR_COMPONENTS.read_text())
         data["set_aside"]["3"] = 5
+        extra = {"options": {"components": json.dumps(data)}}
+    elif case == "nul_in_options":  # PostgreSQL's jsonb cannot hold it: was a 500 there
+        data = json.loads(ESR_COMPONENTS.read_text())
+        data["title"] = "house\u0000values"
         extra = {"options": {"components": json.dumps(data)}}
     error = assert_error(challenge(as_alice, bot, opponents, **extra), status, code, field)
     assert error["message"]
