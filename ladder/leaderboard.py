@@ -16,7 +16,16 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, Rating, RatingHistory
+from ladder.models import (
+    Bot,
+    BotVersion,
+    Counter,
+    GameFit,
+    Match,
+    MatchSeat,
+    Rating,
+    RatingHistory,
+)
 from ladder.ratings.elo import EloRating, replay_elo
 from ladder.ratings.fit import fit_ratings
 from ladder.ratings.results import MatchResult
@@ -107,7 +116,19 @@ class RecomputeReport:
 
 
 def recompute_elo(game: str, write: bool = True) -> RecomputeReport:
-    """Replay the incremental Elo from stored results and compare with what is stored."""
+    """Replay the incremental Elo from stored results and compare with what is stored.
+
+    With `write`, it holds the rating counter's lock throughout, as recording a
+    result does first: no result can be applied between reading and writing
+    back, so none is undone."""
+    if not write:
+        return _recompute_elo(game, write)
+    with transaction.atomic():
+        Counter.lock("rating")
+        return _recompute_elo(game, write)
+
+
+def _recompute_elo(game: str, write: bool) -> RecomputeReport:
     order, results = rated_results(game)
     final, updates = replay_elo(results)
     differences: list[str] = []
@@ -163,11 +184,10 @@ def recompute_elo(game: str, write: bool = True) -> RecomputeReport:
                 expected_wins,
             )
     if write and differences:
-        with transaction.atomic():
-            Rating.objects.bulk_update(ratings, ["elo", "elo_games", "wins"], batch_size=1000)
-            RatingHistory.objects.bulk_update(
-                changed_history, ["elo_before", "elo_after"], batch_size=1000
-            )
+        Rating.objects.bulk_update(ratings, ["elo", "elo_games", "wins"], batch_size=1000)
+        RatingHistory.objects.bulk_update(
+            changed_history, ["elo_before", "elo_after"], batch_size=1000
+        )
     return RecomputeReport(len(order), len(final), differences)
 
 

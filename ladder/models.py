@@ -351,10 +351,15 @@ class Counter(models.Model):
         return f"{self.name}={self.value}"
 
     @classmethod
+    def lock(cls, name: str) -> Counter:
+        """The counter's row, locked until the transaction ends."""
+        cls.objects.get_or_create(name=name)
+        return cls.objects.select_for_update().get(name=name)
+
+    @classmethod
     def next(cls, name: str, count: int = 1) -> int:
         """Reserve `count` numbers; returns the first (the counter starts at 1)."""
-        cls.objects.get_or_create(name=name)
-        row = cls.objects.select_for_update().get(name=name)
+        row = cls.lock(name)
         first = row.value + 1
         row.value += count
         row.save(update_fields=["value"])

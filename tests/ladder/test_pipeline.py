@@ -250,6 +250,37 @@ def test_per_user_limits_hold_under_concurrent_requests(alice, settings, monkeyp
     assert Match.objects.filter(kind=Match.Kind.CHALLENGE).count() == 3
 
 
+@pytest.mark.postgres
+def test_recompute_holds_the_rating_lock_while_it_writes(monkeypatch) -> None:
+    from django.db import DatabaseError, transaction
+
+    from ladder import leaderboard
+    from ladder.models import Counter
+
+    inside, release = threading.Event(), threading.Event()
+    real = leaderboard._recompute_elo
+
+    def slow(game, write):
+        inside.set()
+        release.wait(timeout=30)
+        return real(game, write)
+
+    monkeypatch.setattr(leaderboard, "_recompute_elo", slow)
+    Counter.objects.get_or_create(name="rating")
+    worker = threading.Thread(target=lambda: (recompute_elo("splendor-duel"), connection.close()))
+    worker.start()
+    try:
+        assert inside.wait(timeout=30)
+        with pytest.raises(DatabaseError), transaction.atomic():
+            # what recording a result takes first
+            Counter.objects.select_for_update(nowait=True).get(name="rating")
+    finally:
+        release.set()
+        worker.join(timeout=60)
+    with transaction.atomic():
+        Counter.objects.select_for_update(nowait=True).get(name="rating")  # free again
+
+
 def ladder_bots(count: int, game: str = "splendor-duel") -> list[Bot]:
     bots = [install_builtin(game, "random", bot_name=f"rnd-{game[:2]}-{i}") for i in range(count)]
     return bots
