@@ -132,7 +132,10 @@
     if (!this.frames.length) return;
     var key = event.key;
     if (key === " " || key === "Spacebar") {
-      if (tag === "BUTTON" || tag === "SUMMARY" || tag === "A") return; // their own click
+      // other controls keep their own click; on the viewer's step buttons
+      // (focused after a click) Space still plays and pauses, as its help says
+      var own = tag === "BUTTON" && this.root.contains(target);
+      if ((tag === "BUTTON" && !own) || tag === "SUMMARY" || tag === "A") return;
       this.toggle();
     } else if (key === "ArrowLeft") { this.pause(); this.go(this.index - 1); }
     else if (key === "ArrowRight") { this.pause(); this.go(this.index + 1); }

@@ -202,6 +202,19 @@ def test_story(browser: Browser, process_sandbox, settings) -> None:
     expect(replay).not_to_have_attribute("data-step", "0")  # it plays on by itself
     page.keyboard.press(" ")
     expect(replay).to_have_attribute("data-playing", "false")
+    # after a click on a step button (it keeps the focus) Space plays, not steps
+    page.locator("#replay-first").click()
+    page.locator("#replay-next").click()
+    replay_at(page, 1)
+    page.keyboard.press(" ")
+    expect(replay).to_have_attribute("data-playing", "true")
+    page.keyboard.press(" ")
+    expect(replay).to_have_attribute("data-playing", "false")
+    page.locator("#replay-play").focus()
+    page.keyboard.press(" ")  # the play button's own Space toggles once, not twice
+    expect(replay).to_have_attribute("data-playing", "true")
+    page.keyboard.press(" ")
+    expect(replay).to_have_attribute("data-playing", "false")
 
     # the address keeps the step; opening it again restores it
     page.locator("#replay-slider").fill(str(steps // 2))
