@@ -243,7 +243,13 @@ def queue(request: HttpRequest) -> HttpResponse:
         50,
     ).get_page(request.GET.get("page"))
     bots = list(bots_page.object_list)
+    playing = set(
+        MatchSeat.objects.filter(
+            match__status=Match.Status.RUNNING, version__bot__in=[b.pk for b in bots]
+        ).values_list("version__bot_id", flat=True)
+    )
     for bot in bots:
+        bot.playing = bot.pk in playing
         bot.queue_position = plan.position.get(bot.pk)
         if bot.queue_position and per_hour:
             bot.expected_in = timedelta(hours=bot.queue_position / per_hour)

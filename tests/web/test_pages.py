@@ -254,3 +254,16 @@ def test_queue_page(client: Client, ladder) -> None:
     assert f'href="/matches/{first.pk}/"' in text
     assert "#1 in the queue" in text
     assert "≈" in text  # 3 matches finished in the last hour give an estimate
+
+
+def test_queue_page_says_which_bots_are_playing_now(client: Client, ladder, carol) -> None:
+    a, b, _ = ladder
+    c = make_bot(carol, "carol-c")
+    from ladder.matches import create_match
+
+    running = create_match("splendor-duel", [a.active_version, b.active_version])
+    Match.objects.filter(pk=running.pk).update(status=Match.Status.RUNNING)
+    text = client.get("/queue/").content.decode()
+    rows = {name: row for name, row in re.findall(r">([\w-]+)</a>(.*?)</tr>", text, re.S)}
+    assert "playing now" in rows[a.name] and "playing now" in rows[b.name]
+    assert "playing now" not in rows[c.name] and "not queued yet" in rows[c.name]
