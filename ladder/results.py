@@ -108,9 +108,12 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
             apply_ratings(match, seats)
         MatchSeat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
         match.save()
-        Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
-            last_played_at=match.finished_at
-        )
+        if match.kind == Match.Kind.LADDER:
+            # the ladder's clock: the scheduler seats who waited longest first,
+            # so a bot fresh from validation (or a challenge) is not put back
+            Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
+                last_played_at=match.finished_at
+            )
         LiveStep.objects.filter(match=match).delete()  # the replay holds every step now
         if match.kind == Match.Kind.VALIDATION:
             decide_validation(match)

@@ -80,8 +80,9 @@ def test_good_upload_is_validated_and_becomes_active(alice, real_sandbox) -> Non
     bot.refresh_from_db()
     assert version.status == BotVersion.Status.READY
     assert bot.active_version == version
-    # validation matches are never rated
+    # validation matches are never rated, and do not count as the ladder's last play
     assert RatingHistory.objects.count() == 0
+    assert bot.last_played_at is None
 
 
 def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, real_sandbox) -> None:
