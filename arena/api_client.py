@@ -26,6 +26,15 @@ from typing import Any
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
+#: The --help epilog of the commands that talk to a server.
+SERVER_HELP = (
+    "The server and your API token come from GEMARENA_URL (default "
+    f"{DEFAULT_URL}) and GEMARENA_TOKEN (create one on your account page, "
+    '\'API tokens\'), or from `url = "..."` and `token = "..."` in '
+    "~/.config/gemarena/config.toml (GEMARENA_CONFIG names another file); "
+    "the environment wins."
+)
+
 
 class ClientError(Exception):
     """Something the user must fix or know; the message says what."""

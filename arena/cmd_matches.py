@@ -11,12 +11,13 @@ import argparse
 import json
 import sys
 
-from arena.api_client import Client, ClientError, find_bot, load_config
+from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
 
 PAGE_MAX = 100
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = SERVER_HELP
     parser.add_argument("--bot", required=True, metavar="NAME", help="the bot's name")
     parser.add_argument("--game", help="the bot's game, if NAME is used in several")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")

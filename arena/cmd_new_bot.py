@@ -1,5 +1,7 @@
 """`arena new-bot GAME DIR`: write a starter bot (main.py and README.md) from
-the templates in bots/starter/ (str.format with {game})."""
+the templates in bots/starter/ (str.format with {game} and {opponents}, the
+built-in random bots that fill the game's smallest table). The web site's
+starter kit zips the same files."""
 
 from __future__ import annotations
 
@@ -29,11 +31,26 @@ def run(args: argparse.Namespace) -> int:
         return 2
     target.mkdir(parents=True, exist_ok=True)
     target.chmod(0o755)  # the sandbox runs bots as an unprivileged user
-    for name in ("main.py", "README.md"):
-        text = (bots_root() / "starter" / f"{name}.in").read_text().format(game=game.id)
+    for name, text in starter_files(game).items():
         (target / name).write_text(text)
         (target / name).chmod(0o644)
     print(
-        f"wrote {target / 'main.py'} and {target / 'README.md'}; try: arena play {game.id} {target} builtin:random"
+        f"wrote {target / 'main.py'} and {target / 'README.md'}; "
+        f"try: arena play {game.id} {target} {random_opponents(game)}"
     )
     return 0
+
+
+def random_opponents(game) -> str:
+    """`builtin:random` for every other seat of the game's smallest table."""
+    return " ".join(["builtin:random"] * (min(game.seat_counts) - 1))
+
+
+def starter_files(game) -> dict[str, str]:
+    """The starter's main.py and README.md for `game`."""
+    return {
+        name: (bots_root() / "starter" / f"{name}.in")
+        .read_text(encoding="utf-8")
+        .format(game=game.id, opponents=random_opponents(game))
+        for name in ("main.py", "README.md")
+    }

@@ -14,7 +14,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from arena.api_client import Client, ClientError, find_bot, load_config
+from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
 
 #: exit status when --wait ran out with the version still pending
 STILL_PENDING = 3
@@ -22,6 +22,7 @@ POLL_S = 2.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = SERVER_HELP
     parser.add_argument(
         "path", metavar="BOT_DIR_OR_FILE", help="a folder with main.py, a .py or a .zip"
     )

@@ -16,11 +16,11 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
-from arena import all_games
+from arena import all_games, get_game
+from arena.cmd_new_bot import starter_files
 from ladder.views import game_or_404
 
 DOCS = Path(settings.BASE_DIR) / "docs"
-STARTER = Path(settings.BASE_DIR) / "bots" / "starter"
 SDK = Path(settings.BASE_DIR) / "arena" / "sdk.py"
 
 #: slug → (file under docs/, title)
@@ -29,6 +29,7 @@ PAGES = {
     "bots": ("bots.md", "Writing a bot"),
     "replays": ("replays.md", "Replay format"),
     "ratings": ("ratings.md", "Ratings"),
+    "api": ("api.md", "REST API and the arena upload command"),
 }
 
 
@@ -117,13 +118,16 @@ def starter_zip_bytes(game_id: str) -> bytes:
     """main.py and README.md of the starter (as `arena new-bot` writes them) plus the SDK."""
     buffer = io.BytesIO()
     folder = f"{game_id}-bot"
+    files = starter_files(get_game(game_id))
+    # Not needed on the ladder (every sandbox has it) but lets the bot run
+    # with plain `python3 main.py` before the author installs Gem Arena.
+    files["gemarena_sdk.py"] = SDK.read_bytes()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in ("main.py", "README.md"):
-            text = (STARTER / f"{name}.in").read_text(encoding="utf-8").format(game=game_id)
-            archive.writestr(f"{folder}/{name}", text)
-        # Not needed on the ladder (every sandbox has it) but lets the bot run
-        # with plain `python3 main.py` before the author installs Gem Arena.
-        archive.writestr(f"{folder}/gemarena_sdk.py", SDK.read_bytes())
+        for name, content in files.items():
+            info = zipfile.ZipInfo(f"{folder}/{name}", (2026, 1, 1, 0, 0, 0))
+            # rw-r--r--: the sandbox runs the bot as another user, who must read it
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, content, zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
 
 

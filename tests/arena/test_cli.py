@@ -66,13 +66,15 @@ def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     assert "FORFEIT crash" in out and "no_such_module" in out
 
 
-def test_new_bot_plays(capsys) -> None:
-    target = BASE / "newbot"
-    assert main(["new-bot", "splendor-duel", str(target)]) == 0
-    assert (target / "main.py").is_file() and "splendor-duel" in (target / "README.md").read_text()
-    assert main(["new-bot", "splendor-duel", str(target)]) == 2  # not empty
-    assert main(["play", "splendor-duel", str(target), "builtin:random", "--sandbox", "process",
-                 "--no-replay"]) == 0  # fmt: skip
+@pytest.mark.parametrize("game", ["splendor-duel", "edel-stein-reich"])
+def test_new_bot_plays_as_it_says(game: str, capsys) -> None:
+    target = BASE / f"newbot-{game}"
+    assert main(["new-bot", game, str(target)]) == 0
+    hint = capsys.readouterr().out.split("try: ", 1)[1].split()
+    assert (target / "main.py").is_file() and game in (target / "README.md").read_text()
+    assert main(["new-bot", game, str(target)]) == 2  # not empty
+    assert hint[:3] == ["arena", "play", game]
+    assert main([*hint[1:], "--sandbox", "process", "--no-replay"]) == 0  # the printed command
     assert "FORFEIT" not in capsys.readouterr().out
 
 

@@ -33,6 +33,13 @@ def test_faq_shows_the_servers_limits(client: Client, settings) -> None:
     assert "1.234 s per decision" in client.get("/docs/faq/").content.decode()
 
 
+def test_getting_started_shows_the_command_line_upload(client: Client) -> None:
+    page = client.get("/docs/getting-started/").content.decode()
+    assert "arena upload splendor-duel-bot" in page and "GEMARENA_TOKEN" in page
+    assert 'href="/docs/api/"' in page
+    assert "GEMARENA_TOKEN" in client.get("/docs/api/").content.decode()
+
+
 def test_starter_kit_zip(client: Client) -> None:
     response = client.get("/docs/starter/edel-stein-reich.zip")
     assert response.status_code == 200
@@ -47,6 +54,41 @@ def test_starter_kit_zip(client: Client) -> None:
     compile(main, "main.py", "exec")
     assert "arena play edel-stein-reich" in main and "{game}" not in main
     assert client.get("/docs/starter/chess.zip").status_code == 404
+
+
+@pytest.mark.parametrize("game", [g.id for g in all_games()])
+def test_starter_kit_plays_as_its_readme_says(client: Client, game: str) -> None:
+    """Unpacked as `unzip` does (with the stored modes), the README's own
+    `arena play` line runs: the sandbox's other user can read the files and
+    the table has the game's number of seats."""
+    import shlex
+    import shutil
+    import stat
+    import tempfile
+    from pathlib import Path
+
+    from arena.cli import main as arena
+    from tests.arena.bots import BASE
+
+    archive = zipfile.ZipFile(io.BytesIO(client.get(f"/docs/starter/{game}.zip").content))
+    BASE.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(dir=BASE))
+    try:
+        root.chmod(0o755)
+        for info in archive.infolist():
+            mode = stat.S_IMODE(info.external_attr >> 16)
+            assert mode == 0o644, (info.filename, oct(mode))
+            path = Path(archive.extract(info, root))
+            path.chmod(mode)
+            path.parent.chmod(0o755)  # unzip's default umask
+        folder = root / f"{game}-bot"
+        readme = (folder / "README.md").read_text()
+        line = next(x.strip() for x in readme.splitlines() if x.strip().startswith("arena play"))
+        argv = shlex.split(line.split("#")[0])[1:]
+        argv = [str(folder) if a == "." else a for a in argv]
+        assert arena([*argv, "--sandbox", "process", "--no-replay"]) == 0, line
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture
