@@ -132,8 +132,12 @@ def parse_reply(raw: bytes, legal: Sequence[str] | frozenset[str]) -> Reply:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as exc:
+        # The detail is public (match pages, replays): say what was wrong, not
+        # what the bot wrote, which may be its debug output.
         raise ReplyError(
-            FaultKind.PROTOCOL, f"reply is not JSON: {_short(str(exc))}; got {_show(text)}"
+            FaultKind.PROTOCOL,
+            f"reply is not JSON: {_short(str(exc))} (a line of {len(text)} characters; "
+            "debug output belongs on stderr)",
         ) from None
     note = ""
     if isinstance(data, str):

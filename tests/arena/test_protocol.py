@@ -58,6 +58,13 @@ def test_bad_replies(raw: bytes, kind: FaultKind, words: str) -> None:
     assert words in info.value.detail
 
 
+def test_a_line_that_is_not_json_is_not_quoted() -> None:
+    # fault details are public; a stray print may be the bot's private debug output
+    with pytest.raises(ReplyError) as info:
+        parse_reply(b"debug: my secret weights 0.37 0.91", LEGAL)
+    assert "secret" not in info.value.detail and "34 characters" in info.value.detail
+
+
 def test_sdk_answers_the_referee() -> None:
     messages = [
         {
