@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.utils import timezone
 
+from ladder.bots import name_taken
 from ladder.matches import enqueue
 from ladder.models import (
     ApiToken,
@@ -80,8 +82,23 @@ class VersionInline(admin.TabularInline):
     show_change_link = True
 
 
+class BotAdminForm(forms.ModelForm):
+    class Meta:
+        model = Bot
+        fields = "__all__"
+
+    def clean_name(self) -> str:
+        # game is read-only here, so Django's own (game, name) check is skipped
+        name = self.cleaned_data["name"]
+        taken = name_taken(self.instance.game, name, exclude_pk=self.instance.pk)
+        if taken:
+            raise forms.ValidationError(taken)
+        return name
+
+
 @admin.register(Bot)
 class BotAdmin(admin.ModelAdmin):
+    form = BotAdminForm
     list_display = (
         "name",
         "game",

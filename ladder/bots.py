@@ -33,6 +33,18 @@ class LimitError(UploadError):
     """A per-user limit (bots, uploads per hour) was reached."""
 
 
+class NameTakenError(UploadError):
+    """Another bot of the game has this name (whatever its capitals)."""
+
+
+def name_taken(game: str, name: str, exclude_pk: int | None = None) -> str:
+    """Why `name` cannot be used for a `game` bot ("" when it can)."""
+    others = Bot.objects.filter(game=game, name__iexact=name).exclude(pk=exclude_pk)
+    return (
+        f"a {game} bot named {name!r} exists already; pick another name" if others.exists() else ""
+    )
+
+
 def system_user():
     User = get_user_model()
     user, created = User.objects.get_or_create(
@@ -52,8 +64,9 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
             lock_user(owner)
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
-        if Bot.objects.filter(game=game, name__iexact=name).exists():  # no look-alikes
-            raise UploadError(f"a {game} bot named {name!r} exists already; pick another name")
+        taken = name_taken(game, name)  # no look-alikes in capitals either
+        if taken:
+            raise NameTakenError(taken)
         bot = Bot.objects.create(
             owner=owner, game=game, name=name, description=description, is_builtin=builtin
         )
@@ -93,7 +106,7 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
         version = BotVersion(
             bot=bot,
             number=(latest.number if latest else 0) + 1,
-            original_name=checked.original_name,
+            original_name=_fit(checked.original_name, ORIGINAL_NAME_MAX),
             sha256=checked.sha256,
             size_bytes=checked.size_bytes,
         )
@@ -113,6 +126,17 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
                 shutil.rmtree(version.code_dir, ignore_errors=True)
             raise
     return version
+
+
+ORIGINAL_NAME_MAX = BotVersion._meta.get_field("original_name").max_length
+
+
+def _fit(name: str, limit: int) -> str:
+    """`name` cut to `limit` characters, keeping its extension."""
+    if len(name) <= limit:
+        return name
+    suffix = Path(name).suffix[:10]
+    return name[: limit - len(suffix) - 1] + "…" + suffix
 
 
 def _unpack(version: BotVersion, checked: CheckedUpload) -> None:

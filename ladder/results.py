@@ -108,7 +108,8 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
             apply_ratings(match, seats)
         MatchSeat.objects.bulk_update(seats, SEAT_RESULT_FIELDS)
         match.save()
-        if match.kind == Match.Kind.LADDER:
+        ladder = match.kind == Match.Kind.LADDER and match.rated  # not an admin's unrated copy
+        if ladder:
             # the ladder's clock: the scheduler seats who waited longest first,
             # so a bot fresh from validation (or a challenge) is not put back
             Bot.objects.filter(pk__in={s.version.bot_id for s in seats}).update(
@@ -117,7 +118,7 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
         LiveStep.objects.filter(match=match).delete()  # the replay holds every step now
         if match.kind == Match.Kind.VALIDATION:
             decide_validation(match)
-        elif match.kind == Match.Kind.LADDER:
+        elif ladder:
             count_faults(seats)
     return True
 

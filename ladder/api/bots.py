@@ -82,12 +82,12 @@ def create_bot(request: HttpRequest, data: BotIn):
     """A new, empty bot of yours; upload its code with POST /api/bots/{id}/versions."""
     user = require_user(request)
     name = data.name  # the schema checked its characters and length; data.game is known
-    taken = f"a {data.game} bot named {name!r} exists already; pick another name"
-    if Bot.objects.filter(game=data.game, name__iexact=name).exists():
-        raise ApiError(409, taken, field="name")
     try:
         bot = bot_service.create_bot(user, data.game, name, data.description.strip())
+    except bot_service.NameTakenError as exc:
+        raise ApiError(409, str(exc), field="name") from None
     except IntegrityError:  # someone took the name in between
+        taken = bot_service.name_taken(data.game, name) or f"the name {name!r} was just taken"
         raise ApiError(409, taken, field="name") from None
     return Status(201, bot_out(bots_queryset().get(pk=bot.pk)))
 

@@ -169,6 +169,11 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     assert bot.description == "tuned by hand"
     assert (bot.last_played_at, bot.consecutive_faults) == (played, 2)
     assert other.active_version != bot.active_version
+    # renaming to another bot's name, in any capitals, is a form error, not a 500
+    for name in ("adm-e", "ADM-E"):
+        renamed = admin_client.post(url(Bot, "change", bot.pk), data | {"name": name})
+        assert renamed.status_code == 200 and "exists already" in renamed.content.decode()
+    assert Bot.objects.get(pk=bot.pk).name == "adm-d"
     assert admin_client.get(url(Bot, "add")).status_code == 403
 
 

@@ -369,6 +369,22 @@ def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, se
     assert Rating.objects.get(bot=a).elo_games == 0
 
 
+def test_an_unrated_copy_of_a_ladder_match_counts_for_nothing(alice, process_sandbox) -> None:
+    (good,) = ladder_bots(1)
+    bad = create_bot(alice, "splendor-duel", "copied-crash")
+    version = add_version(bad, "bot.py", CRASH_BOT, validate=False)
+    copy = create_match("splendor-duel", [version, good.active_version], rated=False)
+    assert tasks.run_match.run(copy.pk) == "finished"
+    bad.refresh_from_db()
+    assert (bad.consecutive_faults, bad.last_played_at) == (0, None)  # no streak, no clock
+
+
+def test_a_long_file_name_is_shortened_keeping_its_extension(alice) -> None:
+    bot = create_bot(alice, "splendor-duel", "long-name")
+    version = add_version(bot, "é" * 240 + ".py", RANDOM_BOT, validate=False)
+    assert len(version.original_name) <= 200 and version.original_name.endswith("….py")
+
+
 def test_a_failure_while_recording_counts_an_attempt(process_sandbox, monkeypatch, settings):
     settings.MATCH_MAX_ATTEMPTS = 2
     a, b = ladder_bots(2)
