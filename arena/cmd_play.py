@@ -20,11 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="a game id (see `arena games`)")
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="one per seat: a directory with main.py, a .py file, or builtin:NAME")  # fmt: skip
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the engine seed: the deal and draws (default 0); "
+                             "bots that use randomness of their own, such as "
+                             "builtin:random, still vary")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None,
                         help="replay file (default: <game>-seed<N>.replay.json.gz)")  # fmt: skip
     parser.add_argument("--no-replay", action="store_true", help="do not write a replay")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every step")
+    parser.add_argument("--stderr", action="store_true",
+                        help="print every bot's stderr (its debug output; the last "
+                             "part if long) after the match")  # fmt: skip
     add_match_arguments(parser)
 
 
@@ -52,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     print_result(result)
+    if args.stderr:
+        print_stderr(result)
     if not args.no_replay:
         out = args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
         save_replay(out, result.replay)
@@ -82,3 +90,11 @@ def print_result(result: MatchResult) -> None:
     print(
         f"  {int(t['decisions'])} decisions; wall {t['wall_ms']:.0f} ms (start-up {t['startup_ms']:.0f} ms)"
     )
+
+
+def print_stderr(result: MatchResult) -> None:
+    for seat, label in enumerate(result.labels):
+        tail = result.stderr_tails[seat].rstrip()
+        print(f"--- stderr of seat {seat} ({label}){'' if tail else ': nothing'}")
+        if tail:
+            print(tail)

@@ -24,6 +24,27 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path, capsys) -> None:
     assert "step 2" in capsys.readouterr().out
 
 
+def test_play_can_show_the_bots_stderr(tmp_path: Path, capsys) -> None:
+    bot = BASE / "talker.py"
+    BASE.mkdir(parents=True, exist_ok=True)
+    bot.write_text(
+        "import sys\nfrom gemarena_sdk import run\n"
+        "def decide(obs, legal, request):\n"
+        "    print('thinking about', len(legal), 'actions')\n"
+        "    return legal[0]\n"
+        "run(decide)\n"
+    )
+    bot.chmod(0o644)
+    argv = ["play", "splendor-duel", str(bot), "builtin:random", "--sandbox", "process",
+            "--no-replay"]  # fmt: skip
+    assert main(argv) == 0
+    assert "thinking about" not in capsys.readouterr().out  # not by default
+    assert main([*argv, "--stderr"]) == 0
+    out = capsys.readouterr().out
+    assert "--- stderr of seat 0" in out and "thinking about" in out
+    assert "--- stderr of seat 1 (builtin:random): nothing" in out
+
+
 def test_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
     from arena.replay import save_replay
 
