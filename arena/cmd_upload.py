@@ -1,7 +1,7 @@
 """`arena upload`: send a bot to a Gem Arena server as a new version.
 
-A directory is zipped first (its contents, with main.py at the root; caches
-and hidden files left out). Server and token: see arena/api_client.py or
+A directory is zipped first (its contents, with main.py at the root; caches,
+hidden files and the replays `arena play` writes left out). Server and token: see arena/api_client.py or
 docs/api.md ("The command line").
 """
 
@@ -57,6 +57,8 @@ def package(path: Path) -> tuple[str, bytes]:
         for item in sorted(path.rglob("*")):
             relative = item.relative_to(path)
             if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
+                continue
+            if item.name.endswith(".replay.json.gz"):  # `arena play .` writes them here
                 continue
             if item.is_file() and not item.is_symlink() and item.suffix != ".pyc":
                 archive.write(item, relative.as_posix())

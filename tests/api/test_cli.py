@@ -36,6 +36,7 @@ def bot_dir(tmp_path) -> Path:
     (folder / "__pycache__").mkdir()
     (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\x00junk")
     (folder / ".env").write_text("SECRET=1\n")
+    (folder / "splendor-duel-seed0.replay.json.gz").write_bytes(b"\x1f\x8b")
     return folder
 
 
@@ -47,7 +48,7 @@ def test_upload_a_directory_creating_the_bot(cli_env, bot_dir, alice, capsys) ->
     bot = Bot.objects.get(name="cli-bot", owner=alice)
     version = bot.versions.get()
     with zipfile.ZipFile(version.upload.path) as archive:
-        assert sorted(archive.namelist()) == ["lib/helper.py", "main.py"]  # no cache, no dotfiles
+        assert sorted(archive.namelist()) == ["lib/helper.py", "main.py"]  # no cache, dotfiles, replays
     # a second upload of the same bot needs no --create
     (bot_dir / "main.py").write_bytes(RANDOM_BOT + b"# tweak\n")
     assert main(["upload", str(bot_dir), "--bot", "cli-bot"]) == 0
