@@ -22,7 +22,7 @@ from arena.replay import (
     verify_replay,
 )
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, builtin_bot_dir
+from arena.runner_bots import BotNotFound, builtin_bot_dir, starter_files
 from arena.runner_types import (
     BotSpec,
     Fault,
@@ -52,6 +52,7 @@ __all__ = [
     "SystemFault",
     "TimeControl",
     "builtin_bot_dir",
+    "starter_files",
     "play_match",
     "reap_sandboxes",
     "replay_from_bytes",

@@ -1,7 +1,6 @@
 """`arena new-bot GAME DIR`: write a starter bot (main.py and README.md) from
-the templates in bots/starter/ (str.format with {game} and {opponents}, the
-built-in random bots that fill the game's smallest table). The web site's
-starter kit zips the same files."""
+the templates in bots/starter/ (see `arena.runner_bots.starter_files`; the
+web site's starter kit zips the same files)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from pathlib import Path
 
 from arena.engine import OptionError
 from arena.registry import get_game
-from arena.runner_bots import bots_root
+from arena.runner_bots import random_opponents, starter_files
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,18 +38,3 @@ def run(args: argparse.Namespace) -> int:
         f"try: arena play {game.id} {target} {random_opponents(game)}"
     )
     return 0
-
-
-def random_opponents(game) -> str:
-    """`builtin:random` for every other seat of the game's smallest table."""
-    return " ".join(["builtin:random"] * (min(game.seat_counts) - 1))
-
-
-def starter_files(game) -> dict[str, str]:
-    """The starter's main.py and README.md for `game`."""
-    return {
-        name: (bots_root() / "starter" / f"{name}.in")
-        .read_text(encoding="utf-8")
-        .format(game=game.id, opponents=random_opponents(game))
-        for name in ("main.py", "README.md")
-    }

@@ -75,3 +75,19 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
             f"{arg}: no such bot (give a directory with main.py, a .py file or builtin:NAME)"
         )
     raise BotNotFound(f"{arg}: not a directory or a .py file")
+
+
+def random_opponents(game) -> str:
+    """`builtin:random` for every other seat of the game's smallest table."""
+    return " ".join(["builtin:random"] * (min(game.seat_counts) - 1))
+
+
+def starter_files(game) -> dict[str, str]:
+    """The starter's main.py and README.md for `game` (bots/starter/*.in, str.format
+    with {game} and {opponents})."""
+    return {
+        name: (bots_root() / "starter" / f"{name}.in")
+        .read_text(encoding="utf-8")
+        .format(game=game.id, opponents=random_opponents(game))
+        for name in ("main.py", "README.md")
+    }

@@ -16,8 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
-from arena import all_games, get_game
-from arena.cmd_new_bot import starter_files
+from arena import all_games, get_game, starter_files
 from ladder.views import game_or_404
 
 DOCS = Path(settings.BASE_DIR) / "docs"
