@@ -20,6 +20,7 @@ import select
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +41,11 @@ log = logging.getLogger(__name__)
 
 PYTHON_ENV = "SANDBOX_PROCESS_PYTHON"
 UID_FIRST, UID_COUNT = 61000, 1000  # slot uids used when running as root
+#: One lock file per slot uid, held (flock) while a bot runs under it: a uid is
+#: never handed to two bots at once, across threads and worker processes.
+#: (The bot's clean-up kills every process of its uid: a shared uid would kill
+#: another match's bot.)
+UID_LOCK_DIR = Path(tempfile.gettempdir()) / "gemarena-sandbox-uids"
 EXTRA_LIB_MOUNT = "/opt/arena/lib"
 WARNING = (
     "process sandbox: NOT SAFE FOR UNTRUSTED CODE (no CPU/memory cgroups, no seccomp%s); "
@@ -97,7 +103,6 @@ class ProcessBackend(Backend):
             raise SandboxError(f"{self.python}: under bubblewrap only /usr is visible")
         self.extra_lib = Path(extra_lib).resolve() if extra_lib else None
         self.dedicated_uids = os.geteuid() == 0
-        self._uid_lock = threading.Lock()
         self._checked: str | None | bool = False
         _warn_once(self.bwrap)
 
@@ -156,13 +161,21 @@ class ProcessBackend(Backend):
         ]  # fmt: skip
         return cmd
 
-    def _pick_uid(self) -> int:
-        with self._uid_lock:
-            busy = {uid for _, uid, _ in _processes()}
-            for _ in range(100):
-                uid = UID_FIRST + random.randrange(UID_COUNT)
-                if uid not in busy:
-                    return uid
+    def _pick_uid(self) -> tuple[int, int]:
+        """A slot uid no process uses and no other bot holds, with its lock's fd."""
+        UID_LOCK_DIR.mkdir(mode=0o700, exist_ok=True)
+        busy = {uid for _, uid, _ in _processes()}
+        for _ in range(200):
+            uid = UID_FIRST + random.randrange(UID_COUNT)
+            if uid in busy:
+                continue
+            fd = os.open(UID_LOCK_DIR / f"{uid}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            return uid, fd
         raise SandboxError("no free sandbox uid")
 
     def check_bot_dir(self, bot_dir: Path) -> Path:
@@ -174,7 +187,7 @@ class ProcessBackend(Backend):
         self, bot_dir: Path, limits: Limits, name: str, labels: dict[str, str] | None = None
     ) -> ProcessBot:
         bot_dir = self.check_bot_dir(bot_dir)
-        uid = self._pick_uid() if self.dedicated_uids else None
+        uid, uid_lock = self._pick_uid() if self.dedicated_uids else (None, None)
         if self.extra_lib:
             where = EXTRA_LIB_MOUNT if self.bwrap else str(self.extra_lib)
             main = "/bot/main.py" if self.bwrap else str(bot_dir / "main.py")
@@ -214,16 +227,26 @@ class ProcessBackend(Backend):
                 extra_groups=[] if uid is not None else None,
             )
         except OSError as exc:
+            if uid_lock is not None:
+                os.close(uid_lock)
             raise SandboxError(f"cannot start {cmd[0]}: {exc}") from exc
-        return ProcessBot(proc, name, limits, uid)
+        return ProcessBot(proc, name, limits, uid, uid_lock)
 
 
 class ProcessBot(BotProcess):
-    def __init__(self, proc: subprocess.Popen, name: str, limits: Limits, uid: int | None) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen,
+        name: str,
+        limits: Limits,
+        uid: int | None,
+        uid_lock: int | None = None,
+    ) -> None:
         self.name = name
         self.pid = proc.pid
         self.pgid = proc.pid  # start_new_session: the bot leads its own group
         self.uid = uid
+        self._uid_lock = uid_lock  # released when the bot is stopped
         self._proc = proc
         assert proc.stdin and proc.stdout and proc.stderr
         self._in, self._out, self._err = (
@@ -343,6 +366,11 @@ class ProcessBot(BotProcess):
             time.sleep(0.01)
         else:
             details.append(f"left processes behind: {_describe(self.leftovers())}")
+        if self._uid_lock is not None:
+            # free again (a process left behind keeps it busy: _pick_uid skips
+            # uids that any live process has)
+            os.close(self._uid_lock)
+            self._uid_lock = None
         exit_code = 128 - code if code is not None and code < 0 else code
         tail = self._stderr.text()
         oom = bool(exit_code) and "MemoryError" in "\n".join(tail.strip().splitlines()[-2:])

@@ -86,7 +86,7 @@ def test_fault_is_reported_and_forfeits(matrix, kind: str, when: str, seats: int
     fault = result.faults[bad]
     assert fault is not None, result.outcome
     assert fault.kind == FaultKind(kind), fault
-    assert [s for s, f in enumerate(result.faults) if f is not None] == [bad]
+    assert [s for s, f in enumerate(result.faults) if f is not None] == [bad], result.faults
     # the faulty seat ranks last, alone
     assert result.outcome.ranks[bad] == seats
     assert sorted(result.outcome.ranks).count(seats) == 1

@@ -3,6 +3,7 @@ stderr tail, backend choice, the image check and the reaper."""
 
 from __future__ import annotations
 
+import os
 import struct
 import time
 
@@ -268,3 +269,24 @@ def test_reaper_removes_only_old_labelled_containers(docker_backend):
                 api.remove_container(cid, force=True)
             except Exception:
                 pass
+
+
+def test_process_slot_uids_are_never_handed_out_twice(monkeypatch, tmp_path) -> None:
+    """Two matches (threads or worker processes) picking at once must not share
+    a uid: a bot's clean-up kills every process of its uid."""
+    from sandbox import process_backend
+
+    monkeypatch.setattr(process_backend, "UID_LOCK_DIR", tmp_path / "uids")
+    picks = iter([5, 5, 6])
+    monkeypatch.setattr(process_backend.random, "randrange", lambda n: next(picks))
+    backend = process_backend.ProcessBackend()
+    other = process_backend.ProcessBackend()  # another match's backend
+    first, first_lock = backend._pick_uid()
+    second, second_lock = other._pick_uid()  # before the first bot has even started
+    assert (first, second) == (process_backend.UID_FIRST + 5, process_backend.UID_FIRST + 6)
+    os.close(first_lock)
+    monkeypatch.setattr(process_backend.random, "randrange", lambda n: 5)
+    again, again_lock = backend._pick_uid()  # released: free for the next bot
+    assert again == first
+    for fd in (second_lock, again_lock):
+        os.close(fd)
