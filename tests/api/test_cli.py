@@ -48,7 +48,8 @@ def test_upload_a_directory_creating_the_bot(cli_env, bot_dir, alice, capsys) ->
     bot = Bot.objects.get(name="cli-bot", owner=alice)
     version = bot.versions.get()
     with zipfile.ZipFile(version.upload.path) as archive:
-        assert sorted(archive.namelist()) == ["lib/helper.py", "main.py"]  # no cache, dotfiles, replays
+        # no cache, no dotfiles, no replays
+        assert sorted(archive.namelist()) == ["lib/helper.py", "main.py"]
     # a second upload of the same bot needs no --create
     (bot_dir / "main.py").write_bytes(RANDOM_BOT + b"# tweak\n")
     assert main(["upload", str(bot_dir), "--bot", "cli-bot"]) == 0
