@@ -234,13 +234,14 @@ def test_per_user_limits_hold_under_concurrent_requests(alice, settings, monkeyp
 
     settings.MAX_OPEN_CHALLENGES = 3
     (opponent,) = ladder_bots(1)
-    mine[0].refresh_from_db()
-    mark_ready(mine[0].versions.first())
+    # which bots got the 3 uploads depends on the race: take one that did
+    challenger = next(b for b in mine if b.versions.exists())
+    mark_ready(challenger.versions.first())
 
     def challenge(i):
         client = Client()
         client.force_login(alice)
-        body = {"bot": mine[0].pk, "opponents": [opponent.pk]}
+        body = {"bot": challenger.pk, "opponents": [opponent.pk]}
         response = client.post("/api/challenges", body, "application/json")
         if response.status_code != 201:
             raise UploadError(f"{response.status_code} {response.json()['error']['message']}")
