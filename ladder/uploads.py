@@ -42,7 +42,7 @@ class CheckedUpload:
         return len(self.data)
 
 
-def check_upload(name: str, data: bytes, previous_sha256: str | None = None) -> CheckedUpload:
+def check_upload(name: str, data: bytes) -> CheckedUpload:
     """Check an upload; raise UploadError with the reason, or return its files."""
     max_bytes = settings.BOT_UPLOAD_MAX_BYTES
     if len(data) > max_bytes:
@@ -57,15 +57,15 @@ def check_upload(name: str, data: bytes, previous_sha256: str | None = None) -> 
     else:
         raise UploadError("upload a single .py file or a .zip with main.py at its root")
     _check_main(files["main.py"])
-    checked = CheckedUpload(
+    return CheckedUpload(
         PurePosixPath(name).name or "main.py", data, files, hashlib.sha256(data).hexdigest()
     )
-    check_not_identical(checked, previous_sha256)
-    return checked
 
 
-def check_not_identical(checked: CheckedUpload, previous_sha256: str | None) -> None:
-    if previous_sha256 is not None and checked.sha256 == previous_sha256:
+def check_not_identical(checked: CheckedUpload, previous_sha256: str) -> None:
+    """Refuse a file identical to the bot's latest version (checked under the
+    bot's lock by `ladder.bots.add_version`)."""
+    if checked.sha256 == previous_sha256:
         raise UploadError("this file is identical to the bot's latest version")
 
 

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from ladder.uploads import UploadError, check_upload
+from ladder.uploads import UploadError, check_not_identical, check_upload
 
 GOOD = b"import sys\nfor line in sys.stdin:\n    print('x')\n"
 
@@ -108,4 +108,4 @@ def test_bad_uploads_are_refused_with_a_reason(name: str, data: bytes, reason: s
 def test_identical_to_previous_version_is_refused() -> None:
     first = check_upload("bot.py", GOOD)
     with pytest.raises(UploadError, match="identical"):
-        check_upload("bot.py", GOOD, previous_sha256=first.sha256)
+        check_not_identical(check_upload("bot.py", GOOD), first.sha256)
