@@ -54,6 +54,8 @@ BOT_ENV = {
 }
 API_TIMEOUT_S = 30
 WAIT_TIMEOUT_S = 10
+SIGKILL_EXIT = 128 + 9  # tini passes on the bot's death by SIGKILL as 137
+OOM_EVENT_WAIT_S = 1.0  # how long a SIGKILL we did not send waits for an "oom" event
 _STOP_DRAIN_BYTES = 1 << 20
 _RECV_BYTES = 1 << 16
 
@@ -285,6 +287,7 @@ class DockerBot(BotProcess):
         self._closed = False
         self._report: ExitReport | None = None
         self._started = time.monotonic()
+        self._created_wall = time.time()
 
     # -- reading -------------------------------------------------------------
 
@@ -360,15 +363,19 @@ class DockerBot(BotProcess):
             _close_attach(self._sock)
         exit_code: int | None = None
         oom = False
+        killed = False
         api = self._api
         try:
             if api.inspect_container(self.container_id)["State"]["Running"]:
+                killed = True
                 with contextlib.suppress(*_api_errors()):
                     api.kill(self.container_id)  # may race with the bot's own exit
             api.wait(self.container_id, timeout=WAIT_TIMEOUT_S)
             state = api.inspect_container(self.container_id)["State"]
             exit_code = state.get("ExitCode")
             oom = bool(state.get("OOMKilled"))
+            if not oom and exit_code == SIGKILL_EXIT and not killed and not running:
+                oom = self._oom_event_seen()
         except _api_errors() as exc:
             details.append(f"teardown: {exc.__class__.__name__}: {exc}")
         finally:
@@ -392,6 +399,34 @@ class DockerBot(BotProcess):
             },
         )
         return self._report
+
+    def _oom_event_seen(self) -> bool:
+        """Whether the engine logged an "oom" event for this container.
+
+        A SIGKILL we did not send is a memory kill or the bot killing itself.
+        The engine's State.OOMKilled depends on the kernel's OOM notice
+        reaching it before the exit (Docker 20.10 once reported a memory kill
+        under load as exit 137 with OOMKilled false, so it showed as a
+        crash); the "oom" event is logged whenever the notice comes, so look
+        for it, for a moment.
+        """
+        since = int(self._created_wall) - 60  # generous: the filter is the container id
+        deadline = time.monotonic() + OOM_EVENT_WAIT_S
+        while True:
+            events = self._api.events(
+                since=since,
+                until=f"{time.time():.6f}",
+                filters={"container": self.container_id, "event": "oom"},
+                decode=True,
+            )
+            try:
+                if any(True for _ in events):
+                    return True
+            finally:
+                events.close()
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
 
     def _drain_available(self) -> None:
         """Collect stderr already on its way (the daemon copies stdout and

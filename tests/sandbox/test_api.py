@@ -14,7 +14,7 @@ from sandbox import ExitKind, SandboxError
 from sandbox.base import check_bot_dir, classify_exit
 from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
 
-from .conftest import BOTS, SESSION, SESSION_LABEL
+from .conftest import BOTS, LIMITS, SESSION, SESSION_LABEL
 
 
 def frame(stream: int, payload: bytes) -> bytes:
@@ -237,6 +237,34 @@ def test_a_create_whose_answer_was_lost_leaves_nothing(docker_backend, monkeypat
             bot.stop()
         for cid in _session_containers(api):
             api.remove_container(cid, force=True)
+
+
+@pytest.mark.docker
+def test_a_memory_kill_the_engine_did_not_flag_is_found_in_its_events(docker_backend, monkeypatch):
+    """Docker 20.10 under load once ended a memory kill with exit 137 and
+    OOMKilled false (the OOM notice came after the exit): the engine's "oom"
+    event still makes it a memory kill, not a crash."""
+    api = docker_backend.api()
+    real_inspect = api.inspect_container
+
+    def oom_flag_lost(container):
+        found = real_inspect(container)
+        found["State"]["OOMKilled"] = False
+        return found
+
+    bot = docker_backend.launch(
+        BOTS / "memory_hog", LIMITS, "oom-flag-lost", labels={SESSION_LABEL: SESSION}
+    )
+    try:
+        assert bot.send_line(b'{"go": 1}')
+        assert bot.read_line(time.monotonic() + 30).status is sandbox.ReadStatus.EOF
+        monkeypatch.setattr(api, "inspect_container", oom_flag_lost)
+        report = bot.stop()
+    finally:
+        monkeypatch.undo()
+        bot.stop()
+    assert (report.kind, report.exit_code, report.oom_killed) == (ExitKind.MEMORY, 137, True)
+    assert _session_containers(api) == []
 
 
 @pytest.mark.docker

@@ -56,6 +56,15 @@ def test_memory_hog_is_killed_for_memory(harness):
     harness.finish(bot)
 
 
+def test_a_bot_that_kills_itself_is_a_crash_not_a_memory_kill(harness):
+    with harness.launched("kill_self") as bot:
+        assert harness.ask(bot, wait_s=30).status is ReadStatus.EOF
+        report = bot.stop()
+    assert report.kind is ExitKind.CRASHED, report
+    assert not report.oom_killed
+    harness.finish(bot)
+
+
 def test_busy_loop_times_out(harness):
     with harness.launched("busy_loop") as bot:
         started = time.monotonic()
