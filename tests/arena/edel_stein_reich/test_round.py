@@ -161,3 +161,119 @@ def test_picks_list_only_colours_in_stock_and_are_lost_on_an_empty_supply():
     assert ("return", 4, 0) in st.prev_log and ("pick", 4, 0) in st.prev_log
     assert st.phase == "commit"
     assert st.gems[4] == [1, 0, 0, 0] and st.supply == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("action", ["money", "event", "gems"])
+def test_three_choosers_lose_every_contested_action(action):
+    # §5.4 k >= 3: nobody performs it; seat 3 performs its own action alone
+    st = new(4, 8)
+    set_all_gems(st, [(3, 3, 3, 3)] * 4)
+    set_offered(st, "certificate")
+    offered = st.offered
+    other = "money" if action != "money" else "gems"
+    commit_all(st, [action, action, action, other])
+    assert ("lost", ["money", "event", "gems"].index(action), (0, 1, 2)) in st.prev_log
+    assert st.money[:3] == [0, 0, 0]
+    assert st.gems[:3] == [[3, 3, 3, 3]] * 3
+    assert st.held == [[], [], [], []]
+    assert st.ev_discard[-1] == offered  # the untaken event is discarded (§5.5)
+    assert ("perform", ["money", "event", "gems"].index(other), 3) in st.prev_log
+    st.check_invariants()
+
+
+def test_gems_resolve_before_free_choice():
+    # §5.4: Gems (3) takes the last red and blue before Free Choice (4) is resolved
+    st = new(5, 6)
+    set_all_gems(st, [(3, 3, 3, 3)] * 4 + [(0, 0, 1, 0)])
+    give_gem_card(st, 0, "G23")  # 2 red + 1 blue
+    set_supply(st, 2, 0, 0, 1, into=1)
+    gems_before = [list(g) for g in st.gems]
+    commit_all(st, ["gems", "money", "money", "money", "free"])
+    # seat 4 then had to return its green and take it back; the second pick is lost
+    assert st.phase == "commit" and st.round_no == 1
+    assert st.gems[0] == [gems_before[0][0] + 2, 3, 3, gems_before[0][3] + 1]
+    assert st.gems[4] == [0, 0, 1, 0] and st.supply == [0, 0, 0, 0]
+    st.check_invariants()
+
+
+def test_a_later_bargain_sees_the_holdings_left_by_an_earlier_event():
+    # §5.4 / §6.1: the opener of the Gems bargain is fixed when Gems is resolved,
+    # after the Event (2) swap changed seat 2's red count.
+    st = new(4, 10)
+    set_all_gems(st, [(3, 3, 3, 3), (2, 1, 3, 3), (2, 2, 3, 3), (3, 3, 3, 3)])
+    set_offered(st, "swap")
+    commit_all(st, ["event", "gems", "gems", "money"])
+    assert st.phase == "event_choice" and st.to_act() == [0]
+    st.apply(0, "take")
+    st.apply(0, "apply")
+    st.apply(0, "swap 2 b r")  # seat 2 now has 1 red, seat 1 still 2
+    assert st.phase == "bargain" and st.bar_action == 2
+    assert st.to_act() == [2] and st.bar_seats == (2, 1)
+
+
+def test_a_bargained_gems_action_uses_the_winners_own_gem_card():
+    st = new(3, 4)
+    set_all_gems(st, [(1, 3, 3, 3), (3, 3, 3, 3), (3, 3, 3, 3)])
+    give_gem_card(st, 0, "G23")  # 2 red + 1 blue
+    give_gem_card(st, 1, "G30")  # 2 yellow + 2 green
+    commit_all(st, ["gems", "gems", "money"])
+    assert st.to_act() == [0]  # fewer red opens
+    offer(st, 0, blue=1)
+    st.apply(1, "accept")
+    assert st.gems[0] == [3, 3, 3, 3]  # gave 1 blue, took 2 red + 1 blue from G23
+    assert st.gems[1] == [3, 3, 3, 4]  # only the offered gem
+    st.check_invariants()
+
+
+def test_end_of_round_discards_the_gem_cards_and_the_untaken_event():
+    st = new(4, 12)
+    dealt = list(st.gem_card)
+    set_offered(st, "windfall-5")
+    offered = st.offered
+    commit_all(st, ["money", "money", "money", "gems"])  # seat 3 uses its card
+    # §5.5: all gem cards, used or not, go to the discard; the offered event too
+    assert st.round_no == 1 and sorted(st.gem_discard) == sorted(dealt)
+    assert st.ev_discard[-1] == offered and offered not in st.ev_deck
+    assert st.observation(0)["gem_discard"] == [st.comp.gem_cards[c].id for c in st.gem_discard]
+    assert not set(st.gem_card) & set(dealt)  # a fresh card for everybody
+    st.check_invariants()
+
+
+def test_an_empty_event_deck_is_refilled_from_the_discard_before_the_offer():
+    st = new(4, 13)
+    st.ev_discard.extend(st.ev_deck)
+    st.ev_deck = []
+    pile = len(st.ev_discard) + 1  # the untaken offered card joins the pile first
+    commit_all(st, ["money", "money", "money", "money"])
+    # §5.2 [H]: the discard pile is shuffled into a new deck, then the top is offered
+    assert ("reshuffle", pile) in st.log
+    assert st.offered >= 0 and len(st.ev_deck) == pile - 1 and st.ev_discard == []
+    st.check_invariants()
+
+
+def test_no_event_card_anywhere_means_no_offered_event():
+    st = new(4, 14)
+    set_offered(st, None)
+    st.held[1].extend(st.ev_deck + st.ev_discard)  # arrange: every card is held
+    st.ev_deck, st.ev_discard = [], []
+    commit_all(st, ["money", "money", "money", "money"])
+    assert st.round_no == 1 and st.offered == -1
+    assert st.observation(0)["offered_event"] is None
+    st.check_invariants()
+
+
+def test_two_free_choice_choosers_do_not_bargain():
+    # §5.4 / §7.4: unlike cards 1-3, two choosers of Free Choice each take one gem
+    holdings = [(3, 3, 3, 3), (3, 3, 3, 3), (3, 3, 3, 3), (2, 3, 3, 3), (1, 3, 3, 3)]
+    st = new(5, 6)
+    set_all_gems(st, holdings)
+    set_offered(st, "certificate")
+    commit_all(st, ["money", "event", "gems", "free", "free"])
+    st.apply(1, "take")  # the lone Event is resolved first
+    assert st.phase == "pick" and st.to_act() == [4] and st.pick_left == 1  # fewer red first
+    st.apply(4, "pick y")
+    assert st.to_act() == [3]
+    st.apply(3, "pick y")
+    assert st.phase == "commit"
+    assert st.gems[3][1] == 4 and st.gems[4][1] == 4
+    assert not any(e[0] in ("offer", "accept", "lost") for e in st.prev_log)

@@ -103,3 +103,33 @@ def test_final_ranking_by_money_then_gem_value_then_shared():
     set_all_gems(st, [(1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 2, 0), (0, 0, 0, 0)])
     assert scoring.final_outcome(st).ranks == (2, 4, 2, 1)
     assert scoring.final_outcome(st).scores == (20.0, 20.0, 20.0, 25.0)
+
+
+def test_bonus_cards_stack_and_need_the_colour_to_be_paid():
+    st = new(4, 2)
+    set_all_gems(st, [(4, 0, 0, 0), (1, 2, 0, 0), (0, 2, 0, 0), (0, 0, 0, 0)])
+    hold_event(st, 0, "scoring-red-plus-5")
+    hold_event(st, 0, "scoring-red-plus-5")  # §9.3: stacks
+    hold_event(st, 2, "scoring-yellow-plus-4")  # tied for yellow: paid, never split
+    hold_event(st, 3, "scoring-blue-x2")  # nobody holds blue: nobody is paid for it
+    scoring.score_phase(st)
+    assert st.money == [10 + 5 + 5, 4, 4 + 4, 0]
+    # red: seat 0 alone returns half of 4; yellow: both tied seats return 2
+    assert st.gems == [[2, 0, 0, 0], [1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]
+    assert st.held == [[], [], [], []]
+    st.check_invariants()
+
+
+def test_a_new_phase_keeps_the_event_deck_as_it_is():
+    st = new(4, 5)
+    while st.gem_deck:  # play to the last round of phase 1; every action is lost
+        for seat in range(4):
+            st.apply(seat, "play money")
+    deck = list(st.ev_deck)
+    assert st.phase_no == 0 and len(deck) >= 2
+    for seat in range(4):
+        st.apply(seat, "play money")
+    # §10.5 [H]: no reshuffle; the next round offers the card that was on top
+    assert st.phase_no == 1 and ("scored", 1) in st.prev_log
+    assert st.ev_deck == deck[:-1] and st.offered == deck[-1]
+    st.check_invariants()

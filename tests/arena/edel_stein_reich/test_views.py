@@ -92,3 +92,34 @@ def test_render_and_describe_action():
     commit_all(st, ["money", "money", "gems"])
     assert st.describe_action(0, "offer r1") == "seat 0 puts 1 red into the offer"
     assert "bargaining for Money" in st.render()
+
+
+def test_set_aside_gem_cards_are_hidden_except_the_top_one():
+    for seats in (3, 4):
+        a = new(seats, 15)
+        b = a.clone()
+        # swap a face-down set-aside card with a card deep in the gem deck
+        b.set_aside[0], b.gem_deck[0] = b.gem_deck[0], b.set_aside[0]
+        assert views(a) == views(b)
+        c = a.clone()
+        c.set_aside[-1], c.gem_deck[0] = c.gem_deck[0], c.set_aside[-1]
+        assert views(a) != views(c)  # §3.7 [H]: the top set-aside card is public
+        assert a.observation(1)["set_aside_top"] == a.comp.gem_cards[a.set_aside[-1]].id
+
+
+def test_offers_and_the_transfer_are_public():
+    st = new(3, 5)
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
+    commit_all(st, ["money", "money", "gems"])
+    for step in ("offer r1", "offer y0", "offer g0", "offer b1"):
+        st.apply(0, step)
+    assert {"type": "offer", "seat": 0, "gems": {"red": 1, "blue": 1}} in st.observation(2)["log"]
+    assert st.observation(2)["bargain"]["standing"] == {
+        "maker": 0,
+        "gems": {"red": 1, "blue": 1},
+        "size": 2,
+        "value": 5,
+    }
+    st.apply(1, "accept")
+    accept = {"type": "accept", "seat": 1, "maker": 0, "gems": {"red": 1, "blue": 1}, "winner": 0}
+    assert accept in st.spectator_view()["previous_log"]
