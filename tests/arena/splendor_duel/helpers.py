@@ -169,3 +169,14 @@ def _complete(snap: dict[str, Any]) -> None:
         due = sum(crowns >= t for t in ROYAL_THRESHOLDS)
         while len(p["royals"]) < due:
             p["royals"].append(snap["royals"].pop(0))
+
+
+def privileges_of(state: SplendorDuelState) -> list[int]:
+    """[seat 0, seat 1] privileges; the supply holds the rest of 3."""
+    return [state.spectator_view()["players"][s]["privileges"] for s in (0, 1)]
+
+
+def hand_of(state: SplendorDuelState, seat: int) -> dict[str, int]:
+    """A seat's tokens, only the types it holds."""
+    held = state.spectator_view()["players"][seat]["tokens"]
+    return {name: n for name, n in held.items() if n}
