@@ -12,31 +12,44 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_choice, env_int, env_list, env_str
+from config.env import (
+    SettingError,
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_str,
+    report_setting_errors,
+)
 from ladder.logging import logging_config
+
+report_setting_errors()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("GEMARENA_VAR_DIR") or BASE_DIR / "var")
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+try:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as exc:
+    raise SettingError(
+        f"GEMARENA_VAR_DIR={str(VAR_DIR)!r}: cannot create it ({exc.strerror})"
+    ) from None
 
 PRODUCTION = env_bool("GEMARENA_PRODUCTION", False)
 DEBUG = env_bool("DEBUG", not PRODUCTION)
 if PRODUCTION and DEBUG:
-    raise ImproperlyConfigured("DEBUG=1 is not allowed with GEMARENA_PRODUCTION=1")
+    raise SettingError("DEBUG=1 is not allowed with GEMARENA_PRODUCTION=1")
 
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if PRODUCTION:
-        raise ImproperlyConfigured("SECRET_KEY must be set when GEMARENA_PRODUCTION=1")
+        raise SettingError("SECRET_KEY must be set when GEMARENA_PRODUCTION=1")
     SECRET_KEY = "embedded-default-not-secret-" + "x" * 40
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]"])
 if PRODUCTION and not ALLOWED_HOSTS:
-    raise ImproperlyConfigured("ALLOWED_HOSTS must list the site's host names in production")
+    raise SettingError("ALLOWED_HOSTS must list the site's host names in production")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -89,7 +102,7 @@ if DATABASE_URL:
             "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
         }
     except Exception as exc:  # dj_database_url raises several types
-        raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from None
+        raise SettingError(f"DATABASE_URL is not a database URL: {exc}") from None
 else:
     DATABASES = {
         "default": {
@@ -111,6 +124,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- Celery ----------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_DIR = VAR_DIR / "broker"
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "redis+socket://")):
+    raise SettingError(f"REDIS_URL={REDIS_URL!r}: expected a redis:// or rediss:// URL")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": 3600}
@@ -145,7 +160,7 @@ WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 20, minimum=1)
 SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", ("auto", "docker", "process"), "auto")
 ALLOW_PROCESS_SANDBOX = env_bool("ALLOW_PROCESS_SANDBOX", False)
 if PRODUCTION and SANDBOX_BACKEND == "process" and not ALLOW_PROCESS_SANDBOX:
-    raise ImproperlyConfigured(
+    raise SettingError(
         "SANDBOX_BACKEND=process runs untrusted bots without isolation; it is refused "
         "with GEMARENA_PRODUCTION=1 unless ALLOW_PROCESS_SANDBOX=1"
     )
@@ -214,5 +229,6 @@ if PRODUCTION:
 # carries match_id and worker (ladder/logging.py). Celery workers keep this
 # configuration instead of installing their own root handler.
 LOG_FORMAT = env_choice("LOG_FORMAT", ("plain", "json"), "plain")
-LOGGING = logging_config(LOG_FORMAT, env_str("LOG_LEVEL", "INFO").upper())
+LOG_LEVEL = env_choice("LOG_LEVEL", ("debug", "info", "warning", "error", "critical"), "info")
+LOGGING = logging_config(LOG_FORMAT, LOG_LEVEL.upper())
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

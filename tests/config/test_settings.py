@@ -103,3 +103,66 @@ def test_production_refuses_process_sandbox_unless_allowed(tmp_path: Path) -> No
     assert "ALLOW_PROCESS_SANDBOX=1" in refused.stderr
     allowed = manage("check", **env, ALLOW_PROCESS_SANDBOX="1")
     assert allowed.returncode == 0, allowed.stderr
+
+
+def test_bad_setting_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
+    out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), MOVE_MS="fast")
+    assert out.returncode != 0
+    assert "MOVE_MS='fast': expected a whole number" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_bad_log_level_names_the_variable(tmp_path: Path) -> None:
+    out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), LOG_LEVEL="loud")
+    assert out.returncode != 0
+    assert "LOG_LEVEL='loud'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_unusable_var_dir_names_the_variable(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = manage("check", GEMARENA_VAR_DIR=str(blocker / "var"))
+    assert out.returncode != 0
+    assert "GEMARENA_VAR_DIR=" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_celery_reports_a_bad_setting_without_a_traceback(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    clean.update(GEMARENA_VAR_DIR=str(tmp_path), BANK_MS="-5")
+    celery = Path(sys.executable).with_name("celery")
+    out = subprocess.run(
+        [str(celery), "-A", "config", "report"],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode != 0
+    assert "BANK_MS=-5: must be at least 0" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_gunicorn_reports_a_bad_setting_without_a_traceback(tmp_path: Path) -> None:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    clean.update(GEMARENA_VAR_DIR=str(tmp_path), LOG_FORMAT="xml")
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    out = subprocess.run(
+        [str(gunicorn), "config.wsgi", "--bind", "127.0.0.1:0", "--workers", "1"],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode != 0
+    assert "LOG_FORMAT='xml'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_redis_url_must_be_a_redis_url(tmp_path: Path) -> None:
+    out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), REDIS_URL="127.0.0.1:6379")
+    assert out.returncode != 0
+    assert "REDIS_URL='127.0.0.1:6379'" in out.stderr

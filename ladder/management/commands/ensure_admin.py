@@ -13,7 +13,8 @@ from django.core.management.base import BaseCommand
 class Command(BaseCommand):
     help = (
         "Create the superuser 'admin' when no superuser exists. The password comes from "
-        "GEMARENA_ADMIN_PASSWORD, or is generated and written to var/admin-password.txt."
+        "GEMARENA_ADMIN_PASSWORD, or is generated and written to admin-password.txt in "
+        "GEMARENA_VAR_DIR (default var/)."
     )
 
     def handle(self, *args, **options) -> None:
