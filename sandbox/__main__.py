@@ -35,6 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         from sandbox.reaper import reap as do_reap
 
         older = default_older_than_s() if args.older_than is None else args.older_than
+        if not older > 0:
+            raise SandboxError(f"--older-than {older:g}: expected seconds above 0")
         removed = do_reap(older, dry_run=args.dry_run)
         verb = "would remove" if args.dry_run else "removed"
         print(f"{verb} {len(removed)} container(s) older than {older:.0f} s")

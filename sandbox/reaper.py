@@ -8,10 +8,12 @@ those older than the longest match.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from typing import Any
 
+from sandbox.base import SandboxError
 from sandbox.docker_backend import LABEL, LABEL_CREATED, DockerBackend, _api_errors
 
 REAP_AFTER_ENV = "SANDBOX_REAP_AFTER_S"
@@ -19,7 +21,18 @@ DEFAULT_REAP_AFTER_S = 3 * 3600  # longer than any match, start-up included
 
 
 def default_older_than_s() -> float:
-    return float(os.environ.get(REAP_AFTER_ENV) or DEFAULT_REAP_AFTER_S)
+    """SANDBOX_REAP_AFTER_S, or 3 h; SandboxError naming it when it is not a
+    number of seconds above zero (zero would remove running bots)."""
+    raw = os.environ.get(REAP_AFTER_ENV, "").strip()
+    if not raw:
+        return float(DEFAULT_REAP_AFTER_S)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not value > 0 or math.isinf(value):
+        raise SandboxError(f"{REAP_AFTER_ENV}={raw!r}: expected a number of seconds above 0")
+    return value
 
 
 def reap(

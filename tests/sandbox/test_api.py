@@ -318,3 +318,31 @@ def test_process_slot_uids_are_never_handed_out_twice(monkeypatch, tmp_path) -> 
     assert again == first
     for fd in (second_lock, again_lock):
         os.close(fd)
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-5", "nan", "inf"])
+def test_a_bad_reap_age_is_refused_with_the_variable_named(monkeypatch, capsys, raw):
+    from sandbox.__main__ import main
+    from sandbox.reaper import REAP_AFTER_ENV, default_older_than_s
+
+    monkeypatch.setenv(REAP_AFTER_ENV, raw)
+    with pytest.raises(SandboxError, match=f"{REAP_AFTER_ENV}='{raw}': expected a number"):
+        default_older_than_s()
+    assert main(["reap", "--dry-run"]) == 2
+    assert f"sandbox: {REAP_AFTER_ENV}='{raw}'" in capsys.readouterr().err
+
+
+def test_reap_age_from_the_environment_or_three_hours(monkeypatch):
+    from sandbox.reaper import REAP_AFTER_ENV, default_older_than_s
+
+    monkeypatch.delenv(REAP_AFTER_ENV, raising=False)
+    assert default_older_than_s() == 3 * 3600
+    monkeypatch.setenv(REAP_AFTER_ENV, " 90.5 ")
+    assert default_older_than_s() == 90.5
+
+
+def test_reap_refuses_a_zero_age_on_the_command_line(capsys):
+    from sandbox.__main__ import main
+
+    assert main(["reap", "--dry-run", "--older-than", "0"]) == 2
+    assert "--older-than 0: expected seconds above 0" in capsys.readouterr().err
