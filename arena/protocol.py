@@ -31,8 +31,10 @@ READY = "ready"
 class FaultKind(StrEnum):
     """Why a bot forfeited. The ladder stores these strings."""
 
-    TIMEOUT = "timeout"  # no reply before the move limit plus the time bank ran out
-    CRASH = "crash"  # the bot exited or closed its streams
+    # no reply before the move limit plus the time bank ran out (a bot that closed
+    # its stdout but still runs looks the same: the sandbox holds the pipe open)
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # the bot exited before the match ended
     MEMORY = "memory"  # killed for exceeding the memory limit
     ILLEGAL = "illegal"  # a well-formed reply naming an action that is not legal now
     PROTOCOL = "protocol"  # anything else: too large, not UTF-8, not JSON, wrong shape

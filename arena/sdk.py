@@ -10,9 +10,11 @@ A bot is one function of (observation, legal actions):
     run(decide)
 
 `decide` may take a third argument, the whole request message (step, seat,
-time left). Anything the bot prints goes to stderr, its private debug log:
-the SDK keeps stdout for the protocol. An exception in `decide` ends the bot
-(a crash: the seat forfeits), with the traceback in the debug log.
+time left). While `run` is active, anything the bot prints goes to stderr,
+its private debug log: the SDK keeps stdout for the protocol (a print before
+`run` starts still goes to stdout and breaks the protocol). An exception in
+`decide` ends the bot (a crash: the seat forfeits), with the traceback in
+the debug log.
 
 This file imports nothing from the rest of arena, and little of the standard
 library (start-up time counts): the bot library (arena/sdk_lib.py) carries a

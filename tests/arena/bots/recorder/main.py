@@ -1,4 +1,4 @@
-"""Plays the first legal action with a note and copies the first messages it
+"""Plays the last legal action with a note and copies the first messages it
 receives, and its replies, to stderr (used to make docs/protocol.md's
 transcripts from real runs)."""
 
