@@ -11,17 +11,19 @@ ROOT = Path(__file__).resolve().parents[2]
 STRONG_KEY = "k3y-" + "Zq8#vLm2$Xw9!Rt5" * 4
 
 
-def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def start(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a command of the project with the embedded default plus `env`."""
     clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     clean.update(env)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return subprocess.run(command, cwd=ROOT, env=clean, capture_output=True, text=True, timeout=120)
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return start([sys.executable, "manage.py", *args], **env)
+
+
+def venv_command(name: str) -> str:
+    return str(Path(sys.executable).with_name(name))
 
 
 def test_embedded_default_is_sqlite_and_local_broker(tmp_path: Path) -> None:
@@ -129,16 +131,10 @@ def test_unusable_var_dir_names_the_variable(tmp_path: Path) -> None:
 
 
 def test_celery_reports_a_bad_setting_without_a_traceback(tmp_path: Path) -> None:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    clean.update(GEMARENA_VAR_DIR=str(tmp_path), BANK_MS="-5")
-    celery = Path(sys.executable).with_name("celery")
-    out = subprocess.run(
-        [str(celery), "-A", "config", "report"],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = start(
+        [venv_command("celery"), "-A", "config", "report"],
+        GEMARENA_VAR_DIR=str(tmp_path),
+        BANK_MS="-5",
     )
     assert out.returncode != 0
     assert "BANK_MS=-5: must be at least 0" in out.stderr
@@ -146,16 +142,10 @@ def test_celery_reports_a_bad_setting_without_a_traceback(tmp_path: Path) -> Non
 
 
 def test_gunicorn_reports_a_bad_setting_without_a_traceback(tmp_path: Path) -> None:
-    clean = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
-    clean.update(GEMARENA_VAR_DIR=str(tmp_path), LOG_FORMAT="xml")
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    out = subprocess.run(
-        [str(gunicorn), "config.wsgi", "--bind", "127.0.0.1:0", "--workers", "1"],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    out = start(
+        [venv_command("gunicorn"), "config.wsgi", "--bind", "127.0.0.1:0", "--workers", "1"],
+        GEMARENA_VAR_DIR=str(tmp_path),
+        LOG_FORMAT="xml",
     )
     assert out.returncode != 0
     assert "LOG_FORMAT='xml'" in out.stderr
