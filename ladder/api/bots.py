@@ -27,10 +27,10 @@ from ladder.models import Bot, BotVersion, RatingHistory
 router = Router(tags=["bots"], auth=PUBLIC)
 
 
-def get_or_404(queryset, pk: int, what: str):
+def get_or_404(queryset, pk: int, what: str, field: str | None = None):
     obj = queryset.filter(pk=pk).first() if 0 < pk <= MAX_ID else None
     if obj is None:
-        raise ApiError(404, f"no {what} with id {pk}")
+        raise ApiError(404, f"no {what} with id {pk}", field=field)
     return obj
 
 

@@ -131,7 +131,7 @@ def challenge(request: HttpRequest, data: ChallengeIn):
     Every bot must be of the same game, enabled, and have a ready version; the
     number of seats must be one the game is played by."""
     user = require_user(request)
-    bot = get_or_404(Bot.objects.select_related("active_version"), data.bot, "bot")
+    bot = get_or_404(Bot.objects.select_related("active_version"), data.bot, "bot", field="bot")
     if bot.owner_id != user.pk:
         raise ApiError(403, "you can challenge only with a bot of your own", field="bot")
     game = get_game(bot.game)

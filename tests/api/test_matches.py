@@ -145,6 +145,7 @@ def test_challenge_creates_an_unrated_match(as_alice, alice, trio) -> None:
         ("same_bot_twice", 422, "invalid", "opponents"),
         ("other_game", 422, "invalid", "opponents"),
         ("unknown_bot", 404, "not_found", "opponents"),
+        ("unknown_own_bot", 404, "not_found", "bot"),
         ("no_ready_version", 409, "conflict", "opponents"),
         ("disabled", 409, "conflict", "opponents"),
         ("bad_option", 422, "invalid", "options"),
@@ -169,6 +170,8 @@ def test_challenge_rules(as_alice, alice, bob, trio, alpha, case, status, code, 
         opponents = [green.pk, alpha.pk]
     elif case == "unknown_bot":
         opponents = [green.pk, 99999]
+    elif case == "unknown_own_bot":  # docs/api.md: the field is `bot`
+        bot = 99999
     elif case == "no_ready_version":
         empty = Bot.objects.create(owner=bob, game="edel-stein-reich", name="empty")
         opponents = [green.pk, empty.pk]
