@@ -25,13 +25,17 @@ extra_libs=()
 
 while [ $# -gt 0 ]; do
     case "$1" in
+        --extra-lib|--alias|--repo|--suite|--mirror|--cache)
+            [ $# -ge 2 ] || { echo "$1 needs a value" >&2; exit 2; } ;;
+    esac
+    case "$1" in
         --extra-lib) extra_libs+=("$(realpath "$2")"); shift 2 ;;
         --alias) alias_tag=$2; shift 2 ;;
         --repo) repo=$2; shift 2 ;;
         --suite) suite=$2; shift 2 ;;
         --mirror) mirror=$2; shift 2 ;;
         --cache) cache=$(realpath -m "$2"); shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "unknown argument: $1" >&2; exit 2 ;;
     esac
 done

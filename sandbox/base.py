@@ -8,6 +8,7 @@ can send a line, read one line before a deadline, and stop with an
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import time
@@ -49,6 +50,13 @@ class Limits:
     tmpfs_mib: int = 16
     file_size_mib: int = 1
     nofile: int = 64
+
+    def __post_init__(self) -> None:
+        # to Docker and tmpfs, 0 or -1 means "no limit": refuse, never pass on
+        for name, value in asdict(self).items():
+            kinds, what = ((int, float), "a number") if name == "cpus" else ((int,), "an integer")
+            if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
+                raise ValueError(f"sandbox limit {name}={value!r}: expected {what} above 0")
 
 
 class ExitKind(StrEnum):

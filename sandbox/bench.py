@@ -100,6 +100,17 @@ def bench_backend(
     }
 
 
+def count(text: str) -> int:
+    """A command-line count of at least 1 (none would leave nothing to measure)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError("expected a whole number of at least 1")
+    return value
+
+
 def fmt(values: list[float], q: float, digits: int = 0) -> str:
     return f"{statistics.median(values):.{digits}f} / {quantile(values, q):.{digits}f}"
 
@@ -110,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--backend", choices=("all", "docker", "process"), default="all")
     parser.add_argument(
-        "--runs", type=int, default=11, help="launches per measurement (default 11)"
+        "--runs", type=count, default=11, help="launches per measurement (default 11)"
     )
-    parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--messages", type=count, default=1000)
     parser.add_argument("--budget-s", type=float, default=120, help="time budget per backend")
     args = parser.parse_args(argv)
 

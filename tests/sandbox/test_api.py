@@ -3,9 +3,13 @@ stderr tail, backend choice, the image check and the reaper."""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
 import struct
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -346,3 +350,43 @@ def test_reap_refuses_a_zero_age_on_the_command_line(capsys):
 
     assert main(["reap", "--dry-run", "--older-than", "0"]) == 2
     assert "--older-than 0: expected seconds above 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("field", [f.name for f in dataclasses.fields(sandbox.Limits)])
+@pytest.mark.parametrize("value", [0, -1])
+def test_a_limit_of_zero_or_less_is_refused(field, value):
+    """To Docker (and tmpfs) a memory, CPU, pids or size of 0 or -1 means no
+    limit at all: such a value must never reach the backends."""
+    with pytest.raises(ValueError, match=f"sandbox limit {field}="):
+        sandbox.Limits(**{field: value})
+
+
+@pytest.mark.parametrize("field", ["memory_mib", "cpus"])
+@pytest.mark.parametrize("value", ["64", True, math.nan, math.inf])
+def test_a_limit_that_is_not_a_finite_number_is_refused(field, value):
+    with pytest.raises(ValueError, match=f"sandbox limit {field}="):
+        sandbox.Limits(**{field: value})
+
+
+def test_the_default_and_fractional_limits_are_accepted():
+    assert sandbox.Limits().memory_mib == 256
+    assert sandbox.Limits(cpus=0.5, memory_mib=64).cpus == 0.5
+
+
+@pytest.mark.parametrize("option", ["--runs", "--messages"])
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_bench_refuses_a_count_below_one(option, value, capsys):
+    from sandbox.bench import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--backend", "process", option, value])
+    assert exit_info.value.code == 2
+    assert f"{option}: expected a whole number of at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--extra-lib", "--alias", "--cache"])
+def test_build_script_names_an_option_given_without_its_value(option):
+    script = Path(__file__).resolve().parents[2] / "deploy" / "build-bot-image.sh"
+    result = subprocess.run(["bash", str(script), option], capture_output=True, text=True)
+    assert result.returncode == 2, result
+    assert f"{option} needs a value" in result.stderr
