@@ -14,8 +14,9 @@ Policy (docs/ratings.md has the reasoning and the measurements):
 * Value of a game: the expected share of correctly ordered pairs is
   Σ_{i<j} Φ(|μ_i − μ_j| / s_ij), s_ij the posterior SD of the difference. A
   game between a and b (information p_ab(1 − p_ab)) lowers every s_ij²; the
-  gain G_ab is the first-order rise of that sum, Σ_{i<j} w_ij · Δs_ij², with
-  w_ij = φ(z_ij) · max(z_ij, z_floor) / s_ij² and z_ij = |μ_i − μ_j| / s_ij.
+  gain G_ab is twice the first-order rise of that sum (a constant factor),
+  Σ_{i<j} w_ij · Δs_ij², with w_ij = φ(z_ij) · max(z_ij, z_floor) / s_ij² and
+  z_ij = |μ_i − μ_j| / s_ij.
   Pairs already settled (large z) and pairs too close to settle soon weigh
   little, so games go where they change the order, and to bots whose place
   is uncertain relative to many others. The floor keeps a weight on pairs
