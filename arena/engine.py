@@ -156,9 +156,16 @@ class GameDef(ABC):
     seat_counts: tuple[int, ...]
     rules_version: str
     options: Mapping[str, OptionSpec]
+    #: the most actions a game takes with the default options; the runner
+    #: treats a game past its cap (`max_steps`) as an engine fault
     step_cap: int
     #: a note shown to users wherever the game is shown (e.g. house values)
     notice: str = ""
+
+    def max_steps(self, options: Mapping[str, Any]) -> int:
+        """The step cap of a game with these (validated) options; a game
+        whose options move the cap overrides this."""
+        return self.step_cap
 
     def validate_options(self, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """Defaults filled in and every value checked; OptionError names the bad one."""

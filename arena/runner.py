@@ -297,7 +297,7 @@ class _Match:
 
     def _play(self, state: GameState) -> None:
         pool: ThreadPoolExecutor | None = None
-        cap = self.game.step_cap
+        cap = self.game.max_steps(self.options)
         try:
             while not self._over_early():
                 t_iter = time.monotonic()

@@ -45,6 +45,20 @@ def test_random_match_gives_a_complete_result() -> None:
     assert result.replay["outcome"] == result.outcome.to_json()
 
 
+def test_a_step_cap_option_above_the_default_is_the_matchs_cap() -> None:
+    """Two bots that never buy stall the game; with step_cap 2100 (the
+    default is 2000) it must end by the engine's cap, not as a system fault."""
+    stall = {"fault": "none", "prefer": ["take", "discard", "replenish", "pass"]}
+    bots = [BotSpec(f"stall{s}", bot_dir("faulty", **stall)) for s in range(2)]
+    request = MatchRequest(
+        "splendor-duel", bots, seed=4, sandbox="process", options={"step_cap": 2100}
+    )
+    result = play_match(request)
+    assert result.faults == [None, None]
+    assert len(result.replay["steps"]) == 2100
+    assert "step cap 2100 reached" in result.outcome.reason
+
+
 def test_stdout_prints_are_diverted_and_notes_capped() -> None:
     bots = [BotSpec("chatty", bot_dir("chatty")), first_legal()]
     result = play_match(MatchRequest("splendor-duel", bots, seed=1, sandbox="process"))

@@ -57,6 +57,9 @@ class SplendorDuel(GameDef):
         ),
     }
 
+    def max_steps(self, options: Mapping[str, Any]) -> int:
+        return int(options["step_cap"])
+
     def new(
         self, seats: int, seed: int, options: Mapping[str, Any] | None = None
     ) -> SplendorDuelState:

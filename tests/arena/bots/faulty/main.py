@@ -2,6 +2,8 @@
 
 config.json next to this file: {"fault": KIND, "at": N} — misbehave on the
 N-th request (0 = the first), or at the start message when N is "start".
+"prefer": [PREFIX, ...] plays the first legal action starting with the
+first prefix that has one (a bot that never buys stalls the game).
 KIND: none, timeout, crash, memory, illegal, protocol, garbage_utf8, huge,
 slow (sleep "ms" then answer). Stdlib only, so it starts fast.
 """
@@ -16,6 +18,7 @@ with open(os.path.join(HERE, "config.json")) as f:
     CONFIG = json.load(f)
 FAULT = CONFIG.get("fault", "none")
 AT = CONFIG.get("at", 0)
+PREFER = CONFIG.get("prefer", [])
 out = sys.stdout.buffer
 
 
@@ -55,7 +58,9 @@ for line in sys.stdin:
             misbehave()
             continue
         requests += 1
-        reply = {"action": message["legal"][0], "note": f"request {requests}"}
+        legal = message["legal"]
+        picks = [a for prefix in PREFER for a in legal if a.startswith(prefix)]
+        reply = {"action": (picks or legal)[0], "note": f"request {requests}"}
         out.write(json.dumps(reply).encode() + b"\n")
     else:
         break
