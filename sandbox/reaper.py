@@ -7,7 +7,6 @@ those older than the longest match.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import time
@@ -44,7 +43,9 @@ def reap(
     now: float | None = None,
 ) -> list[str]:
     """Force-remove our containers created more than `older_than_s` ago;
-    returns their names. `extra_labels` narrows the selection further."""
+    returns the names of those removed (or already gone); one the engine
+    would not remove is left out, for the next run. `extra_labels` narrows
+    the selection further."""
     api = api or DockerBackend().api()
     now = time.time() if now is None else now
     wanted = {LABEL: "1", **(extra_labels or {})}
@@ -62,7 +63,10 @@ def reap(
             continue
         name = (info.get("Names") or [info["Id"][:12]])[0].lstrip("/")
         if not dry_run:
-            with contextlib.suppress(*_api_errors()):
+            try:
                 api.remove_container(info["Id"], force=True, v=True)
+            except _api_errors() as exc:
+                if getattr(exc, "status_code", None) != 404:  # gone already: fine
+                    continue
         removed.append(name)
     return removed

@@ -390,3 +390,31 @@ def test_build_script_names_an_option_given_without_its_value(option):
     result = subprocess.run(["bash", str(script), option], capture_output=True, text=True)
     assert result.returncode == 2, result
     assert f"{option} needs a value" in result.stderr
+
+
+def test_reap_lists_only_the_containers_it_removed() -> None:
+    """One the engine would not remove is not reported as removed; one that
+    is already gone (404) is."""
+    import docker.errors
+    import requests
+
+    from sandbox.docker_backend import LABEL, LABEL_CREATED
+    from sandbox.reaper import reap
+
+    def answer(status: int) -> requests.Response:
+        response = requests.Response()
+        response.status_code = status
+        return response
+
+    class Engine:
+        def containers(self, all, filters):
+            labels = {LABEL: "1", LABEL_CREATED: "100"}
+            return [{"Id": f"{n}" * 12, "Names": [f"/bot-{n}"], "Labels": labels} for n in "abc"]
+
+        def remove_container(self, cid, force, v):
+            if cid.startswith("b"):
+                raise docker.errors.APIError("engine busy", response=answer(500))
+            if cid.startswith("c"):
+                raise docker.errors.NotFound("no such container", response=answer(404))
+
+    assert reap(60, api=Engine(), now=1000) == ["bot-a", "bot-c"]
