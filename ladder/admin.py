@@ -23,7 +23,7 @@ from ladder.models import (
     RatingHistory,
     WorkerHeartbeat,
 )
-from ladder.results import give_up_validation
+from ladder.results import discard_stray_replays, give_up_validation
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -236,6 +236,7 @@ class MatchAdmin(admin.ModelAdmin):
         n = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
             status=Match.Status.CANCELLED, reason="cancelled by an administrator"
         )
+        discard_stray_replays(ids)
         rejected = give_up_validation(ids, "was cancelled by an administrator")
         note = f" {rejected} versions waiting for them were rejected." if rejected else ""
         self.message_user(request, f"{n} queued matches cancelled.{note}", messages.INFO)

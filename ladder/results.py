@@ -58,12 +58,24 @@ def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool
     the caller retries), the retry overwrites the same name. Either way no
     orphaned replay files pile up.
     """
-    name = Match._meta.get_field("replay").generate_filename(None, f"match-{match_id}.json.gz")
+    name = replay_name(match_id)
     try:
         return _record(match_id, claim, result, name)
     except BaseException:
         _discard_unreferenced(match_id, name)
         raise
+
+
+def replay_name(match_id: int) -> str:
+    """The storage name of a match's replay: one per match, fixed."""
+    return Match._meta.get_field("replay").generate_filename(None, f"match-{match_id}.json.gz")
+
+
+def discard_stray_replays(match_ids) -> None:
+    """Matches that ended without a result (errored, cancelled) keep no replay
+    file that an earlier attempt wrote while the database was away."""
+    for match_id in match_ids:
+        _discard_unreferenced(match_id, replay_name(match_id))
 
 
 def _discard_unreferenced(match_id: int, name: str) -> None:
@@ -212,10 +224,13 @@ def decide_validation(match: Match) -> None:
 
 def cancel_unneeded_validation(version: BotVersion) -> None:
     """The version is rejected: its queued validation matches need not be played."""
-    version.validation_matches.filter(status=Match.Status.QUEUED).update(
+    queued = version.validation_matches.filter(status=Match.Status.QUEUED)
+    ids = list(queued.values_list("pk", flat=True))
+    queued.filter(pk__in=ids).update(
         status=Match.Status.CANCELLED,
         reason=f"not played: {version.bot.name} v{version.number} was rejected already",
     )
+    transaction.on_commit(lambda: discard_stray_replays(ids))
 
 
 def activate(version: BotVersion) -> None:

@@ -18,7 +18,7 @@ from ladder import selftest
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
 from ladder.models import LadderSettings, LiveStep, Match
-from ladder.results import give_up_validation, record_result
+from ladder.results import discard_stray_replays, give_up_validation, record_result
 
 log = logging.getLogger(__name__)
 
@@ -235,6 +235,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
             status=Match.Status.ERRORED, error=error[:4000], finished_at=timezone.now(), claim=None
         )
         if errored:
+            discard_stray_replays([match_id])
             give_up_validation(
                 [match_id], f"could not be played after {match.attempts} attempts ({error[:300]})"
             )

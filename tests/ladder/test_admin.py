@@ -8,6 +8,7 @@ import os
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.core.files.base import ContentFile
 from django.urls import reverse
 from django.utils import timezone
 
@@ -25,6 +26,7 @@ from ladder.models import (
     Match,
     RatingHistory,
 )
+from ladder.results import replay_name
 from ladder.tokens import create_token
 
 pytestmark = pytest.mark.django_db
@@ -211,11 +213,19 @@ def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> 
     assert finished_match.status == Match.Status.FINISHED  # only queued ones
 
 
-def test_cancelling_a_validation_rejects_its_version_without_blame(admin_client, alice) -> None:
+def test_cancelling_a_validation_rejects_its_version_without_blame(
+    admin_client, alice, media_dir, django_capture_on_commit_callbacks
+) -> None:
     bot = create_bot(alice, "splendor-duel", "waiting")
     version = add_version(bot, "bot.py", b"print('hi')\n")
     matches = list(version.validation_matches.order_by("pk"))
-    message = act(admin_client, Match, "cancel_queued", matches[:1])
+    # replay files an earlier attempt left while the database was away
+    storage = Match._meta.get_field("replay").storage
+    for match in matches:
+        storage.save(replay_name(match.pk), ContentFile(b"from a failed attempt"))
+    assert len(list((media_dir / "replays").rglob("*.json.gz"))) == len(matches) == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        message = act(admin_client, Match, "cancel_queued", matches[:1])
     assert "1 queued matches cancelled. 1 versions waiting for them were rejected." in message
     version.refresh_from_db()
     assert version.status == BotVersion.Status.REJECTED
@@ -226,6 +236,8 @@ def test_cancelling_a_validation_rejects_its_version_without_blame(admin_client,
         (Match.Status.CANCELLED, "cancelled by an administrator"),
         (Match.Status.CANCELLED, "not played: waiting v1 was rejected already"),
     }
+    # neither cancelled match keeps a replay (the second one was cancelled by the rejection)
+    assert list((media_dir / "replays").rglob("*.json.gz")) == []
 
 
 def test_revoke_tokens_and_read_only_rows(admin_client, alice, finished_match) -> None:

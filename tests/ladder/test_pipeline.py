@@ -370,6 +370,31 @@ def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, se
     assert Rating.objects.get(bot=a).elo_games == 0
 
 
+def test_a_match_that_errors_keeps_no_replay_file_of_an_earlier_attempt(
+    process_sandbox, media_dir, monkeypatch, settings
+) -> None:
+    """An attempt whose result could not be written while the database was
+    away left its replay file; when the match finally errors, the file goes."""
+    from django.core.files.base import ContentFile
+
+    from ladder.results import replay_name
+
+    settings.MATCH_MAX_ATTEMPTS = 1
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    Match._meta.get_field("replay").storage.save(
+        replay_name(match.pk), ContentFile(b"from a failed attempt")
+    )
+    assert replay_files(media_dir) == [f"match-{match.pk}.json.gz"]
+
+    def broken(request, on_step=None):
+        raise SystemFault("docker daemon went away")
+
+    monkeypatch.setattr(tasks, "play_match", broken)
+    assert tasks.run_match.run(match.pk) == "errored"
+    assert replay_files(media_dir) == []
+
+
 def test_an_unrated_copy_of_a_ladder_match_counts_for_nothing(alice, process_sandbox) -> None:
     (good,) = ladder_bots(1)
     bad = create_bot(alice, "splendor-duel", "copied-crash")
