@@ -8,7 +8,7 @@ the `components` option.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from arena.engine import GameDef, OptionError, OptionSpec, SnapshotError
@@ -17,13 +17,16 @@ from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS, parse_option
 from arena.games.edel_stein_reich.state import GAME_ID, RULES_VERSION, EsrState
 from arena.registry import register
 
-BARTER_WINNERS = ("offer", "more_gems")
 
+def _one_of(*choices: str) -> Callable[[Any], str]:
+    """A parser accepting exactly one of `choices`."""
 
-def _barter_winner(value: Any) -> str:
-    if value not in BARTER_WINNERS:
-        raise ValueError(f"expected one of {', '.join(BARTER_WINNERS)}, got {value!r}")
-    return value
+    def parse(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    return parse
 
 
 def _bool(value: Any) -> bool:
@@ -56,10 +59,49 @@ class EdelSteinReich(GameDef):
             "offer",
             "who acts after a trade: 'offer' = the maker of the accepted offer (public "
             "sources); 'more_gems' = the seat with more gems, red first (project summary)",
-            _barter_winner,
+            _one_of("offer", "more_gems"),
         ),
         "money_visible": OptionSpec(
             True, "whether every seat sees the others' money (false: own money only)", _bool
+        ),
+        # The options below choose among the house rules [H] of RULES.md; each
+        # default is the engine's original behaviour.
+        "set_aside_top_public": OptionSpec(
+            True,
+            "§3.7: whether the top set-aside gem card is shown to every seat and spectator "
+            "(false: only the number of set-aside cards is shown)",
+            _bool,
+        ),
+        "event_reshuffle": OptionSpec(
+            True,
+            "§5.2/§7.2: whether an empty event deck is refilled by shuffling the event "
+            "discard pile (false: once used up it stays empty: no offered event, no blind draw)",
+            _bool,
+        ),
+        "priority_tiebreak": OptionSpec(
+            "less_money",
+            "§6.1: priority (bargaining opener, shared Free Choice order) when the gem "
+            "counts are equal: 'less_money' = less money, then lower seat; 'seat' = lower seat",
+            _one_of("less_money", "seat"),
+        ),
+        "free_choice_same_colour": OptionSpec(
+            True,
+            "§7.4: whether Free Choice alone may take the colour it returned (false: its "
+            "picks exclude that colour; with no other colour in stock they are lost)",
+            _bool,
+        ),
+        "final_tiebreak": OptionSpec(
+            "gem_value",
+            "§11: equal money at the end: 'gem_value' = higher gem value (4/3/2/1), then a "
+            "shared rank; 'shared' = a shared rank",
+            _one_of("gem_value", "shared"),
+        ),
+        "certificate_ties": OptionSpec(
+            "split",
+            "§10.3: seats tied on certificates: 'split' = add the prizes of the places they "
+            "occupy and split them, rounded down; 'full' = each gets the prize of the best "
+            "place they share",
+            _one_of("split", "full"),
         ),
     }
 

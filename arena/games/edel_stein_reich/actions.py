@@ -59,8 +59,9 @@ def gain(st, seat: int, gems) -> tuple[int, int, int, int]:
 
 
 def refill_event_deck(st) -> None:
-    """§5.2 / §7.2 [H]: an empty event deck is refilled by shuffling the discard pile."""
-    if not st.ev_deck and st.ev_discard:
+    """§5.2 / §7.2 [H]: an empty event deck is refilled by shuffling the discard pile
+    (unless the `event_reshuffle` option is off: then it stays empty)."""
+    if not st.ev_deck and st.ev_discard and st.options["event_reshuffle"]:
         st.ev_deck = st.ev_discard
         st.ev_discard = []
         st.rng.shuffle(st.ev_deck)
@@ -70,8 +71,13 @@ def refill_event_deck(st) -> None:
 # -- Event (§7.2) -------------------------------------------------------------------
 
 
+def can_draw_blind(st) -> bool:
+    """§7.2 [H]: a card is on the deck, or the discard pile will be shuffled into one."""
+    return bool(st.ev_deck or (st.ev_discard and st.options["event_reshuffle"]))
+
+
 def begin_event(st, seat: int) -> bool:
-    if st.offered < 0 and not st.ev_deck and not st.ev_discard:
+    if st.offered < 0 and not can_draw_blind(st):
         st.log.append(("no_event", seat))  # §7.2 [H]: neither option exists
         return False
     st.phase = EVENT_CHOICE
@@ -80,7 +86,7 @@ def begin_event(st, seat: int) -> bool:
 
 
 def event_choice_legal(st) -> list[str]:
-    blind = bool(st.ev_deck or st.ev_discard)
+    blind = can_draw_blind(st)
     if st.offered < 0:
         return ["blind"]
     return ["blind", "take"] if blind else ["take"]
@@ -208,10 +214,22 @@ def give(st, seat: int, arg: str) -> bool:
 # -- gem picks: gain_any_gems and Free Choice (§7.4, §9.3) ----------------------------------
 
 
+def pickable(st) -> int:
+    """Colours (bit mask) the seat may pick: in stock and not barred by `pick_ban`."""
+    m = mask(st.supply)
+    if st.pick_ban >= 0:
+        m &= ~(1 << st.pick_ban)
+    return m
+
+
 def _next_pick(st) -> bool:
-    """Open the next pick, or report the card finished; picks are lost on an empty supply."""
-    supply = st.supply
-    while supply[0] or supply[1] or supply[2] or supply[3]:
+    """Open the next pick, or report the card finished.
+
+    Picks are lost when no colour can be picked: an empty supply (§8), or,
+    with `free_choice_same_colour` off, a supply holding only the colour just
+    returned [H] (the seat may not take it back, and the game must go on).
+    """
+    while pickable(st):
         if st.pick_left > 0:
             st.phase = PICK
             return False
@@ -219,13 +237,14 @@ def _next_pick(st) -> bool:
             break
         st.actor = st.pick_queue.pop(0)
         st.pick_left = 1
+    st.pick_ban = -1
     if st.pick_ctx == "event":
         return _done_event(st)
     return True
 
 
 def pick_legal(st) -> list[str]:
-    return PICK_BY_MASK[mask(st.supply)]
+    return PICK_BY_MASK[pickable(st)]
 
 
 def pick(st, seat: int, arg: str) -> bool:
@@ -250,7 +269,7 @@ def begin_free_choice(st, choosers: list[int]) -> bool:
             st.phase = RETURN
             return True
         return not _next_pick(st)  # [H] nothing to return: skip the return
-    order = sorted(choosers, key=lambda s: bargaining.priority_key(st.gems[s], st.money[s], s))
+    order = bargaining.priority_order(choosers, st.gems, st.money, st.options["priority_tiebreak"])
     st.log.append(("free_shared", tuple(order)))
     st.actor = order[0]
     st.pick_queue = order[1:]
@@ -267,6 +286,8 @@ def return_gem(st, seat: int, arg: str) -> bool:
     st.gems[seat][c] -= 1
     st.supply[c] += 1
     st.log.append(("return", seat, c))
+    if not st.options["free_choice_same_colour"]:
+        st.pick_ban = c  # §7.4 [H]: the returned colour may not be taken back
     return _next_pick(st)
 
 

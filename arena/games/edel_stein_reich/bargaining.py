@@ -40,6 +40,17 @@ def priority_key(gems, money: int, seat: int) -> tuple[int, ...]:
     return (gems[0], gems[1], gems[2], gems[3], money, seat)
 
 
+def priority_order(seats, gems, money, tiebreak: str) -> list[int]:
+    """`seats` in the priority order of §6.1 (`gems` and `money` indexed by seat).
+
+    After the colours, `tiebreak` (the `priority_tiebreak` option, [H]) decides:
+    "less_money" = less money, then lower seat; "seat" = lower seat.
+    """
+    if tiebreak == "seat":
+        return sorted(seats, key=lambda s: priority_key(gems[s], 0, s))
+    return sorted(seats, key=lambda s: priority_key(gems[s], money[s], s))
+
+
 def can_raise(holding, standing_size: int, standing_value: int, barter) -> bool:
     """Whether offering everything the seat holds beats the standing offer.
 

@@ -114,7 +114,7 @@ def perform(st, a: int, seat: int) -> bool:
 
 
 def begin_bargain(st, a: int, pair: list[int]) -> bool:
-    o, other = sorted(pair, key=lambda s: bargaining.priority_key(st.gems[s], st.money[s], s))
+    o, other = bargaining.priority_order(pair, st.gems, st.money, st.options["priority_tiebreak"])
     if not any(st.gems[o]):  # §6.3 [H]: an opener without gems passes the opening
         o, other = other, o
         if not any(st.gems[o]):

@@ -29,20 +29,28 @@ def majority(
     return winners, value // len(winners), min(top, tie_return)
 
 
-def certificate_prizes(counts: list[int], awards: tuple[int, ...]) -> list[int]:
+def certificate_prizes(
+    counts: list[int], awards: tuple[int, ...], ties: str = "split"
+) -> list[int]:
     """Money per seat for certificates (§10.3).
 
-    Only seats with a certificate compete. Seats tied on a rank add up the
+    Only seats with a certificate compete. Ties are a house rule (the
+    `certificate_ties` option): with "split", seats tied on a rank add up the
     prizes of the places they occupy and split them equally, rounded down
-    (house rule): with prizes 10/4, two tied for most get 7 each.
+    (prizes 10/4: two tied for most get 7 each); with "full", each gets the
+    prize of the best place they share (10 each). Either way the tied seats
+    use up the places they occupy (no second prize after a tie for most).
     """
     prizes = [0] * len(counts)
     place = 0
     for level in sorted({k for k in counts if k > 0}, reverse=True):
         group = [s for s, k in enumerate(counts) if k == level]
-        pot = sum(awards[place : place + len(group)])
+        if ties == "full":
+            each = awards[place] if place < len(awards) else 0
+        else:
+            each = sum(awards[place : place + len(group)]) // len(group)
         for s in group:
-            prizes[s] = pot // len(group)
+            prizes[s] = each
         place += len(group)
     return prizes
 
@@ -77,7 +85,8 @@ def score_phase(st) -> None:
                 st.log.append(("bonus", s, card, kind.amount))
             elif kind.op == "certificate":
                 certificates[s] += 1
-    for s, prize in enumerate(certificate_prizes(certificates, comp.certificate_awards)):
+    ties = st.options["certificate_ties"]
+    for s, prize in enumerate(certificate_prizes(certificates, comp.certificate_awards, ties)):
         if certificates[s]:
             pay(st, s, prize)
             st.log.append(("certificates", s, certificates[s], prize))
@@ -92,7 +101,11 @@ def gem_value(gems, barter) -> int:
 
 
 def final_outcome(st) -> Outcome:
-    """§11: most money wins; then higher gem value; then a shared rank."""
+    """§11: most money wins; ties [H] by the `final_tiebreak` option: "gem_value" =
+    higher gem value, then a shared rank; "shared" = a shared rank at once."""
     barter = st.comp.barter_value
-    keys = [(st.money[s], gem_value(st.gems[s], barter)) for s in range(st.n)]
+    if st.options["final_tiebreak"] == "shared":
+        keys = [(st.money[s],) for s in range(st.n)]
+    else:
+        keys = [(st.money[s], gem_value(st.gems[s], barter)) for s in range(st.n)]
     return Outcome(ranks_from_keys(keys), tuple(float(m) for m in st.money), st.end_reason)

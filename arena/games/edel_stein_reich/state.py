@@ -69,6 +69,7 @@ SCALAR_FIELDS = (
     "bar_value",
     "pick_left",
     "pick_ctx",
+    "pick_ban",
     "tribute_to",
     "end_reason",
 )
@@ -119,6 +120,7 @@ class EsrState(GameState):
         self.pick_left = 0
         self.pick_queue: list[int] = []
         self.pick_ctx = ""
+        self.pick_ban = -1
         self.tribute_to = -1
         self.tribute_queue: list[int] = []
         self.end_reason = ""
@@ -252,6 +254,9 @@ class EsrState(GameState):
         new.barter_winner = new.options["barter_winner"]
         new.step_cap = data["step_cap"]
         new.rng = Rng(data["rng"])
+        # pick_ban came with the free_choice_same_colour option: a snapshot
+        # taken before it has none, which always meant "no colour barred"
+        data = {"pick_ban": -1, **data}
         for name in SCALAR_FIELDS:
             setattr(new, name, data[name])
         for name in LIST_FIELDS:

@@ -2,8 +2,9 @@
 
 Public: everyone's gems, gem card, held event cards, money (unless the
 `money_visible` option hides other seats' money), the offered event, deck
-sizes, discard piles, the top set-aside gem card, bargaining offers and
-every resolved effect (the round log). Hidden: deck orders and, until the
+sizes, discard piles, the top set-aside gem card (unless the
+`set_aside_top_public` option hides it), bargaining offers and every
+resolved effect (the round log). Hidden: deck orders and, until the
 last seat has chosen, every action choice — a seat sees only its own.
 """
 
@@ -113,6 +114,9 @@ def observation(st, seat: int | None) -> dict[str, Any]:
     if seat is not None and 0 <= seat < n and st.commits[seat] >= 0:
         my_choice = ACTIONS[st.commits[seat]]
     in_play = len(comp.gem_cards) - comp.set_aside[n]
+    top = None
+    if st.set_aside and st.options["set_aside_top_public"]:  # §3.7 [H]
+        top = comp.gem_cards[st.set_aside[-1]].id
     obs: dict[str, Any] = {
         "game": "edel-stein-reich",
         "seat": seat,
@@ -128,7 +132,7 @@ def observation(st, seat: int | None) -> dict[str, Any]:
         "gem_deck_size": len(st.gem_deck),
         "gem_discard": [comp.gem_cards[c].id for c in st.gem_discard],
         "set_aside_count": len(st.set_aside),
-        "set_aside_top": comp.gem_cards[st.set_aside[-1]].id if st.set_aside else None,
+        "set_aside_top": top,
         "event_deck_size": len(st.ev_deck),
         "event_discard": [_card(st, c) for c in st.ev_discard],
         "offered_event": comp.event_kinds[st.offered].to_json() if st.offered >= 0 else None,

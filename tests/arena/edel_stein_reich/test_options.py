@@ -1,4 +1,4 @@
-"""Game options: component files (house values), barter rule, step cap, snapshots."""
+"""Game options: component files (house values), house rules, step cap, snapshots."""
 
 from __future__ import annotations
 
@@ -86,6 +86,63 @@ def test_custom_components_survive_a_snapshot_round_trip():
 def test_barter_winner_option_is_checked():
     with pytest.raises(OptionError, match="barter_winner"):
         GAME.new(3, 1, {"barter_winner": "coin flip"})
+
+
+HOUSE_RULE_DEFAULTS = {
+    "set_aside_top_public": True,
+    "event_reshuffle": True,
+    "priority_tiebreak": "less_money",
+    "free_choice_same_colour": True,
+    "final_tiebreak": "gem_value",
+    "certificate_ties": "split",
+}
+HOUSE_RULE_OTHERS = {
+    "set_aside_top_public": False,
+    "event_reshuffle": False,
+    "priority_tiebreak": "seat",
+    "free_choice_same_colour": False,
+    "final_tiebreak": "shared",
+    "certificate_ties": "full",
+}
+
+
+def test_house_rule_options_default_to_the_original_rules():
+    clean = GAME.validate_options(None)
+    assert {name: clean[name] for name in HOUSE_RULE_DEFAULTS} == HOUSE_RULE_DEFAULTS
+    assert all(GAME.options[name].help for name in HOUSE_RULE_DEFAULTS)
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "why"),
+    [
+        ("barter_winner", "coin flip", "expected one of offer, more_gems, got 'coin flip'"),
+        ("set_aside_top_public", "maybe", "expected true or false, got 'maybe'"),
+        ("event_reshuffle", 2, "expected true or false, got 2"),
+        ("free_choice_same_colour", None, "expected true or false, got None"),
+        ("priority_tiebreak", "money", "expected one of less_money, seat, got 'money'"),
+        ("final_tiebreak", True, "expected one of gem_value, shared, got True"),
+        ("certificate_ties", ["full"], "expected one of split, full, got ['full']"),
+    ],
+)
+def test_a_bad_option_value_is_rejected_with_the_choices(name, bad, why):
+    with pytest.raises(OptionError) as err:
+        GAME.new(4, 1, {name: bad})
+    assert str(err.value) == f"option {name!r} of edel-stein-reich: {why}"
+
+
+def test_boolean_options_take_command_line_words():
+    st = GAME.new(4, 1, {"event_reshuffle": "false", "set_aside_top_public": "no"})
+    assert st.options["event_reshuffle"] is False and st.options["set_aside_top_public"] is False
+
+
+def test_house_rule_options_survive_a_snapshot_round_trip():
+    st = GAME.new(5, 2, HOUSE_RULE_OTHERS)
+    for seat in range(5):
+        st.apply(seat, "play money")
+    back = GAME.restore(json.loads(json.dumps(st.snapshot())))
+    assert back == st
+    assert {name: back.options[name] for name in HOUSE_RULE_OTHERS} == HOUSE_RULE_OTHERS
+    assert back.clone().options == back.options
 
 
 def test_the_step_cap_ends_a_game():
