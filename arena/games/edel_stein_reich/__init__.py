@@ -75,7 +75,8 @@ class EdelSteinReich(GameDef):
         "event_reshuffle": OptionSpec(
             True,
             "§5.2/§7.2: whether an empty event deck is refilled by shuffling the event "
-            "discard pile (false: once used up it stays empty: no offered event, no blind draw)",
+            "discard pile (false: once used up it stays empty: no offered event, no blind "
+            "draw; only event_deck_between_phases = 'reshuffle' refills it, at a new phase)",
             _bool,
         ),
         "priority_tiebreak": OptionSpec(
@@ -102,6 +103,31 @@ class EdelSteinReich(GameDef):
             "occupy and split them, rounded down; 'full' = each gets the prize of the best "
             "place they share",
             _one_of("split", "full"),
+        ),
+        "untaken_event": OptionSpec(
+            "discard",
+            "§5.5: the offered event when nobody took it this round: 'discard' = it goes to "
+            "the event discard pile; 'keep' = it stays offered for the next round (across a "
+            "new phase too), and no new card is turned up while it lies there. A card refused "
+            "for a blind draw (§7.2) is discarded either way",
+            _one_of("discard", "keep"),
+        ),
+        "gemless_opener": OptionSpec(
+            "pass",
+            "§6.3: the bargaining opener holds no gems: 'pass' = the opening passes to the "
+            "other seat (if it holds none either, the action is void); 'void' = the action is "
+            "void for this round at once (nobody performs it, nothing moves). A seat without "
+            "gems always comes first in priority (§6.1), so with 'void' any bargain with a "
+            "gemless seat is void",
+            _one_of("pass", "void"),
+        ),
+        "event_deck_between_phases": OptionSpec(
+            "keep",
+            "§10.5: the event deck at a new phase: 'keep' = as it is; 'reshuffle' = the event "
+            "discard pile (the scoring-time cards and certificates included, §10.4) is "
+            "shuffled together with the deck, whatever event_reshuffle says. A card kept "
+            "on offer (untaken_event 'keep') stays offered",
+            _one_of("keep", "reshuffle"),
         ),
     }
 

@@ -68,6 +68,17 @@ def refill_event_deck(st) -> None:
         st.log.append(("reshuffle", len(st.ev_deck)))
 
 
+def reshuffle_event_deck(st) -> None:
+    """§10.5 [H], `event_deck_between_phases` = "reshuffle": at a new phase the event
+    discard pile is shuffled together with the deck. The offered card, if one is
+    still lying there (`untaken_event` = "keep"), stays offered."""
+    if st.ev_discard:
+        st.ev_deck += st.ev_discard
+        st.ev_discard = []
+        st.rng.shuffle(st.ev_deck)
+        st.log.append(("reshuffle", len(st.ev_deck)))
+
+
 # -- Event (§7.2) -------------------------------------------------------------------
 
 

@@ -44,8 +44,9 @@ def start_round(st) -> None:
     st.log = []
     deck = st.gem_deck
     st.gem_card = [deck.pop() for _ in range(st.n)]  # §5.1
-    actions.refill_event_deck(st)
-    st.offered = st.ev_deck.pop() if st.ev_deck else -1  # §5.2
+    if st.offered < 0:  # a card kept by `untaken_event` = "keep" is still on offer (§5.5)
+        actions.refill_event_deck(st)
+        st.offered = st.ev_deck.pop() if st.ev_deck else -1  # §5.2
     st.commits = [-1] * st.n
     st.revealed = False
     st.phase = COMMIT
@@ -115,8 +116,11 @@ def perform(st, a: int, seat: int) -> bool:
 
 def begin_bargain(st, a: int, pair: list[int]) -> bool:
     o, other = bargaining.priority_order(pair, st.gems, st.money, st.options["priority_tiebreak"])
-    if not any(st.gems[o]):  # §6.3 [H]: an opener without gems passes the opening
-        o, other = other, o
+    if not any(st.gems[o]):
+        # §6.3 [H]: an opener without gems passes the opening, or with
+        # `gemless_opener` = "void" the action is void at once
+        if st.options["gemless_opener"] == "pass":
+            o, other = other, o
         if not any(st.gems[o]):
             st.log.append(("void", a, tuple(sorted(pair))))
             return False
@@ -184,7 +188,8 @@ def bargain_accept(st, seat: int, arg: str) -> bool:
 def end_round(st) -> None:
     st.gem_discard.extend(st.gem_card)
     st.gem_card = [-1] * st.n
-    if st.offered >= 0:  # §5.5 [H]: an untaken offered event is discarded
+    if st.offered >= 0 and st.options["untaken_event"] == "discard":
+        # §5.5 [H]: an untaken offered event is discarded (with "keep" it stays offered)
         st.ev_discard.append(st.offered)
         st.offered = -1
     st.commits = [-1] * st.n  # every action card goes back to its owner
@@ -200,6 +205,8 @@ def end_round(st) -> None:
         end_game(st, "three phases scored")
         return
     st.phase_no += 1
+    if st.options["event_deck_between_phases"] == "reshuffle":
+        actions.reshuffle_event_deck(st)  # §10.5 [H]; by default the deck is kept
     start_phase(st)
 
 

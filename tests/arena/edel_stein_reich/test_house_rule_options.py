@@ -16,9 +16,11 @@ from arena.games.edel_stein_reich.loader import DATA_FILE
 from arena.rng import Rng
 from tests.arena.edel_stein_reich.helpers import (
     commit_all,
+    give_gem_card,
     hold_event,
     new,
     set_all_gems,
+    set_deck_top,
     set_offered,
     set_supply,
 )
@@ -83,6 +85,60 @@ def test_without_reshuffle_the_blind_draw_needs_a_card_on_the_deck():
     st.check_invariants()
 
 
+# -- untaken_event (§5.5) ------------------------------------------------------------------
+
+
+def test_a_kept_untaken_event_is_offered_again_instead_of_a_new_card():
+    def next_round(**options):
+        st = new(4, 12, **options)
+        set_offered(st, "windfall-5")
+        offered, deck, pile = st.offered, list(st.ev_deck), list(st.ev_discard)
+        commit_all(st, ["money", "money", "money", "gems"])  # nobody plays Event
+        assert st.round_no == 1
+        st.check_invariants()
+        return st, offered, deck, pile
+
+    st, offered, deck, pile = next_round()
+    assert st.ev_discard == pile + [offered] and st.offered == deck[-1]
+    st, offered, deck, pile = next_round(untaken_event="keep")
+    # no card is turned up while the kept one lies there
+    assert st.offered == offered and st.ev_deck == deck and st.ev_discard == pile
+    assert st.observation(0)["offered_event"]["id"] == "windfall-5"
+
+
+def test_a_card_refused_for_a_blind_draw_is_discarded_even_when_untaken_events_are_kept():
+    st = new(4, 3, untaken_event="keep")
+    set_all_gems(st, [(3, 3, 3, 3)] * 4)
+    set_offered(st, "certificate")
+    refused = st.offered
+    set_deck_top(st, "scoring-red-plus-5")
+    deck = list(st.ev_deck)
+    commit_all(st, ["event", "money", "money", "money"])
+    st.apply(0, "blind")
+    # §7.2: the performer refused the offered card, so it is not "untaken" but discarded
+    assert st.round_no == 1 and st.ev_discard[-1] == refused
+    assert st.offered == deck[-2]  # a new card is turned up
+    st.check_invariants()
+
+
+def test_a_kept_event_is_offered_from_an_empty_deck_without_a_reshuffle():
+    for reshuffle in (True, False):
+        st = new(4, 13, untaken_event="keep", event_reshuffle=reshuffle)
+        set_offered(st, "certificate")
+        kept = st.offered
+        empty_event_deck(st)
+        commit_all(st, ["money", "money", "money", "money"])
+        # no new card is needed, so the discard pile is not shuffled into a deck
+        assert st.offered == kept and st.ev_deck == []
+        assert not any(e[0] == "reshuffle" for e in st.log + st.prev_log)
+        commit_all(st, ["event", "money", "money", "money"])
+        if reshuffle:  # the blind draw still shuffles the pile first (§7.2)
+            assert st.legal_actions(0) == ["blind", "take"]
+        else:  # without a refill "take" is the only option: taken by the engine
+            assert ("take", 0, kept) in st.prev_log and st.held[0] == [kept]
+        st.check_invariants()
+
+
 # -- priority_tiebreak (§6.1) -------------------------------------------------------------
 
 
@@ -111,6 +167,36 @@ def test_seat_tiebreak_orders_shared_free_choice():
 
     assert order() == (3, 4, 2)  # equal gems: less money first
     assert order(priority_tiebreak="seat") == (2, 3, 4)
+
+
+# -- gemless_opener (§6.3) ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "holdings",
+    [
+        [(0, 0, 0, 0), (1, 0, 0, 0), (3, 3, 3, 3)],
+        [(0, 0, 1, 0), (0, 0, 0, 0), (3, 3, 3, 3)],  # the gemless seat opens wherever it sits
+    ],
+)
+def test_a_gemless_opener_can_void_the_action_at_once(holdings):
+    def money_duel(**options):
+        st = new(3, 5, **options)
+        set_all_gems(st, holdings)
+        give_gem_card(st, 0, "G01")  # 7 money
+        give_gem_card(st, 1, "G02")  # 7 money
+        commit_all(st, ["money", "money", "gems"])
+        st.check_invariants()
+        return st
+
+    gemless = holdings.index((0, 0, 0, 0))
+    other = 1 - gemless
+    st = money_duel()
+    # the opening passes; the other seat's one-gem raise and the acceptance are forced
+    assert st.money[other] == 7 and st.gems[gemless] == list(holdings[other])
+    st = money_duel(gemless_opener="void")
+    assert ("void", 0, (0, 1)) in st.prev_log
+    assert st.money[:2] == [0, 0] and st.gems[:2] == [list(g) for g in holdings[:2]]
 
 
 # -- free_choice_same_colour (§7.4) -------------------------------------------------------
@@ -225,12 +311,51 @@ def test_full_certificate_ties_in_a_phase_scoring():
     assert money(certificate_ties="full") == [10, 10, 0]
 
 
+# -- event_deck_between_phases (§10.5) ---------------------------------------------------------
+
+
+def to_phase_two(**options):
+    """4 seats play phase 1 with every action lost; seat 0 holds a certificate at scoring.
+
+    Returns the state at the start of phase 2, the event deck before the last
+    round, and every other event card not held (offered and discard pile).
+    """
+    st = new(4, 5, **options)
+    while st.gem_deck:
+        commit_all(st, ["money", "money", "money", "money"])
+    hold_event(st, 0, "certificate")  # discarded at the scoring (§10.4)
+    deck = list(st.ev_deck)
+    others = st.ev_discard + st.held[0] + [st.offered]
+    commit_all(st, ["money", "money", "money", "money"])
+    assert st.phase_no == 1 and st.round_no == 0 and ("scored", 1) in st.prev_log
+    st.check_invariants()
+    return st, deck, others
+
+
+def test_a_new_phase_can_shuffle_the_event_discard_pile_back_into_the_deck():
+    st, deck, others = to_phase_two()
+    assert st.ev_deck == deck[:-1] and st.offered == deck[-1]  # kept as it is
+    assert sorted(st.ev_discard) == sorted(others)
+    st, deck, others = to_phase_two(event_deck_between_phases="reshuffle")
+    assert st.ev_discard == [] and ("reshuffle", len(deck) + len(others)) in st.prev_log
+    assert sorted(st.ev_deck + [st.offered]) == sorted(deck + others)
+
+
+def test_a_kept_offered_card_stays_offered_through_the_reshuffle_of_a_new_phase():
+    st, deck, others = to_phase_two(event_deck_between_phases="reshuffle", untaken_event="keep")
+    kept = others[-1]  # nobody took an event card in phase 1: the first one still lies there
+    assert st.offered == kept and st.ev_discard == []
+    assert sorted(st.ev_deck) == sorted(deck + others[:-1])
+
+
 # -- random playouts ------------------------------------------------------------------------------
 
 
-def small_event_deck() -> dict:
-    """The house values with one card of each event kind (20 cards), so the deck runs out."""
+def small_event_deck(kinds: int = 20) -> dict:
+    """The house values with one card of each of the first `kinds` event kinds (all 20
+    by default), so the deck runs out."""
     data = json.loads(DATA_FILE.read_text(encoding="utf-8"))
+    data["event_cards"] = data["event_cards"][:kinds]
     for card in data["event_cards"]:
         card["count"] = 1
     return data
@@ -261,18 +386,51 @@ NON_DEFAULT = [
     {"free_choice_same_colour": False},
     {"final_tiebreak": "shared"},
     {"certificate_ties": "full"},
+    {"untaken_event": "keep"},
+    {"gemless_opener": "void"},
+    {"event_deck_between_phases": "reshuffle"},
+    # the three event-deck options together, with a deck that runs out even so
+    {
+        "untaken_event": "keep",
+        "event_deck_between_phases": "reshuffle",
+        "event_reshuffle": False,
+        "components": "tiny",
+    },
 ]
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
-@pytest.mark.parametrize("options", NON_DEFAULT, ids=lambda o: next(iter(o)))
+@pytest.mark.parametrize(
+    "options", NON_DEFAULT, ids=lambda o: "+".join(k for k in o if k != "components")
+)
 def test_random_games_with_each_non_default_value(seats, options):
     options = dict(options)
-    if options.get("components") == "small":
-        options["components"] = small_event_deck()
-    seen = {"empty_deck": 0, "barred": 0}
+    if options.get("components") in ("small", "tiny"):
+        options["components"] = small_event_deck(20 if options["components"] == "small" else 6)
+    seen = {"empty_deck": 0, "barred": 0, "kept": 0, "void": 0, "phase_reshuffle": 0}
+    round_start = {"key": None, "offered": -1}
 
     def on_step(st):
+        key = (st.phase_no, st.round_no)
+        new_round = st.step == 0 or key != round_start["key"]  # step 0: a new game
+        if st.step == 0:
+            round_start["offered"] = -1
+        if new_round:
+            round_start["key"] = key
+            seen["void"] += sum(e[0] == "void" for e in st.prev_log)
+        if options.get("untaken_event") == "keep" and new_round:
+            before = round_start["offered"]
+            if before >= 0 and not any(e[0] in ("take", "blind") for e in st.prev_log):
+                seen["kept"] += 1
+                assert st.offered == before, "an untaken event was not kept"
+        if new_round:
+            round_start["offered"] = st.offered
+        if options.get("gemless_opener") == "void" and st.phase == "bargain":
+            assert all(any(st.gems[s]) for s in st.bar_seats), "a gemless seat bargains"
+        if options.get("event_deck_between_phases") == "reshuffle" and new_round:
+            if st.phase_no and st.round_no == 0:  # the first step of phases 2 and 3
+                assert st.ev_discard == [], "the discard pile was not shuffled back"
+                seen["phase_reshuffle"] += st.prev_log[-1][0] == "reshuffle"
         if options.get("set_aside_top_public") is False:
             assert st.spectator_view()["set_aside_top"] is None
         if options.get("event_reshuffle") is False:
@@ -290,3 +448,9 @@ def test_random_games_with_each_non_default_value(seats, options):
         assert seen["empty_deck"], "the playouts never emptied the event deck"
     if options.get("free_choice_same_colour") is False and seats == 5:
         assert seen["barred"], "the playouts never barred a returned colour"
+    if options.get("untaken_event") == "keep":
+        assert seen["kept"], "the playouts never kept an untaken event"
+    if options.get("gemless_opener") == "void" and seats in (3, 4):
+        assert seen["void"], "the playouts never voided a bargain"
+    if options.get("event_deck_between_phases") == "reshuffle":
+        assert seen["phase_reshuffle"], "the playouts never reshuffled at a new phase"

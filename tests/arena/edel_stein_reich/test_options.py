@@ -95,6 +95,9 @@ HOUSE_RULE_DEFAULTS = {
     "free_choice_same_colour": True,
     "final_tiebreak": "gem_value",
     "certificate_ties": "split",
+    "untaken_event": "discard",
+    "gemless_opener": "pass",
+    "event_deck_between_phases": "keep",
 }
 HOUSE_RULE_OTHERS = {
     "set_aside_top_public": False,
@@ -103,6 +106,9 @@ HOUSE_RULE_OTHERS = {
     "free_choice_same_colour": False,
     "final_tiebreak": "shared",
     "certificate_ties": "full",
+    "untaken_event": "keep",
+    "gemless_opener": "void",
+    "event_deck_between_phases": "reshuffle",
 }
 
 
@@ -122,6 +128,13 @@ def test_house_rule_options_default_to_the_original_rules():
         ("priority_tiebreak", "money", "expected one of less_money, seat, got 'money'"),
         ("final_tiebreak", True, "expected one of gem_value, shared, got True"),
         ("certificate_ties", ["full"], "expected one of split, full, got ['full']"),
+        ("untaken_event", "stay", "expected one of discard, keep, got 'stay'"),
+        ("gemless_opener", False, "expected one of pass, void, got False"),
+        (
+            "event_deck_between_phases",
+            "shuffle",
+            "expected one of keep, reshuffle, got 'shuffle'",
+        ),
     ],
 )
 def test_a_bad_option_value_is_rejected_with_the_choices(name, bad, why):
@@ -143,6 +156,17 @@ def test_house_rule_options_survive_a_snapshot_round_trip():
     assert back == st
     assert {name: back.options[name] for name in HOUSE_RULE_OTHERS} == HOUSE_RULE_OTHERS
     assert back.clone().options == back.options
+
+
+def test_a_snapshot_taken_before_an_option_existed_restores_with_its_default():
+    st = GAME.new(4, 2)
+    for seat in range(4):
+        st.apply(seat, "play money")
+    old = json.loads(json.dumps(st.snapshot()))
+    for name in ("untaken_event", "gemless_opener", "event_deck_between_phases"):
+        del old["options"][name]
+    back = GAME.restore(old)
+    assert back == st  # the snapshots, options included, are equal
 
 
 def test_the_step_cap_ends_a_game():
