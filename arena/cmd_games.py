@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
 
 from arena.registry import all_games
 
@@ -19,5 +21,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':<18} note: {game.notice}")
         if args.options:
             for name, spec in sorted(game.options.items()):
-                print(f"{'':<18} --option {name}={spec.default!r}  {spec.help}")
+                print(f"{'':<18} --option {name}={typed(spec.default)}  {spec.help}")
     return 0
+
+
+def typed(value: Any) -> str:
+    """A value as it is written after `--option NAME=` (JSON, or bare text)."""
+    return value if isinstance(value, str) else json.dumps(value)

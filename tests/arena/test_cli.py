@@ -45,6 +45,28 @@ def test_play_can_show_the_bots_stderr(tmp_path: Path, capsys) -> None:
     assert "--- stderr of seat 1 (builtin:random): nothing" in out
 
 
+def test_listed_option_defaults_can_be_typed_back(capsys) -> None:
+    """`arena games --options` shows each default as `--option` reads it."""
+    from arena.cmd_common import parse_options
+    from arena.registry import get_game
+
+    assert main(["games", "--options"]) == 0
+    listed = [(game, line.split()[1]) for game, line in _option_lines(capsys.readouterr().out)]
+    assert len(listed) >= 4
+    for game, pair in listed:
+        name = pair.partition("=")[0]
+        assert parse_options([pair]) == {name: get_game(game).options[name].default}, pair
+
+
+def _option_lines(out: str):
+    game = None
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            game = line.split()[0]
+        elif line.split()[0] == "--option":
+            yield game, line
+
+
 def test_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
     from arena.replay import save_replay
 
