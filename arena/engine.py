@@ -162,6 +162,12 @@ class GameDef(ABC):
     #: a note shown to users wherever the game is shown (e.g. house values)
     notice: str = ""
 
+    def notice_for(self, options: Mapping[str, Any] | None) -> str:
+        """The notice for games played with these options (clean values, as
+        `validate_options` returns them; only the ones set are needed). A game
+        whose options change what it must warn about overrides this."""
+        return self.notice
+
     def max_steps(self, options: Mapping[str, Any]) -> int:
         """The step cap of a game with these (validated) options; a game
         whose options move the cap overrides this."""

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
 from django.utils import timezone
 
 from ladder.bots import name_taken
+from ladder.game_options import clean_ladder_options
 from ladder.matches import enqueue
 from ladder.models import (
     ApiToken,
@@ -50,8 +53,35 @@ class WorkerHeartbeatAdmin(admin.ModelAdmin):
         return False  # a made-up worker would count as alive and deepen the queue
 
 
+class IndentedJSON(json.JSONEncoder):
+    """Shows a stored JSON value over several lines in its text box."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs["indent"] = 2
+        super().__init__(*args, **kwargs)
+
+
+class LadderSettingsForm(forms.ModelForm):
+    class Meta:
+        model = LadderSettings
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["game_options"].encoder = IndentedJSON
+
+    def clean_game_options(self) -> dict:
+        # Checked like a challenge's options, for every seat count; what is
+        # stored is the clean value without the defaults.
+        try:
+            return clean_ladder_options(self.cleaned_data["game_options"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
 @admin.register(LadderSettings)
 class LadderSettingsAdmin(admin.ModelAdmin):
+    form = LadderSettingsForm
     list_display = ("__str__", "paused", "instance", "updated_at")
     readonly_fields = ("instance", "updated_at")
     actions = ["pause_ladder", "resume_ladder"]

@@ -20,9 +20,9 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
-from arena import builtin_bot_dir, get_game
+from arena import OptionError, builtin_bot_dir, get_game
 from ladder.matches import create_match
-from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating, lock_user
+from ladder.models import Bot, BotVersion, LadderSettings, Match, MatchSeat, Rating, lock_user
 from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
@@ -171,9 +171,18 @@ def validation_was_unplayed(version: BotVersion) -> bool:
 
 
 def queue_validation(version: BotVersion) -> list[Match]:
-    """Validation matches of a new version against the game's built-in random bot."""
+    """Validation matches of a new version against the game's built-in random
+    bot, under the rules the ladder plays."""
     bot = version.bot
     game = get_game(bot.game)
+    options = LadderSettings.get().options_for(bot.game)
+    try:
+        game.validate_options(options)
+    except OptionError as exc:  # only an engine upgrade makes saved options stale
+        raise UploadError(
+            f"uploads for {game.name} are closed until an administrator fixes the "
+            f"ladder's game options ({exc})"
+        ) from None
     opponent = builtin_version(bot.game, "random")
     seats = min(game.seat_counts)
     matches = []
@@ -182,7 +191,12 @@ def queue_validation(version: BotVersion) -> list[Match]:
         lineup[i % seats] = version
         matches.append(
             create_match(
-                bot.game, lineup, kind=Match.Kind.VALIDATION, rated=False, validates=version
+                bot.game,
+                lineup,
+                kind=Match.Kind.VALIDATION,
+                rated=False,
+                options=options,
+                validates=version,
             )
         )
     return matches

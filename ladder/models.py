@@ -10,6 +10,7 @@ import secrets
 import uuid
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -77,6 +78,17 @@ class LadderSettings(models.Model):
         help_text="Labels this platform's bot containers (gemarena.instance) on a "
         "Docker engine that other platforms may share.",
     )
+    #: {game id: {option: value}}: only options that differ from the game's
+    #: defaults, as `ladder.game_options.clean_ladder_options` left them
+    game_options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The rules ladder matches (and validation matches of new uploads) are "
+        'played with, as JSON {game id: {option: value}}, e.g. {"edel-stein-reich": '
+        '{"untaken_event": "keep"}}. `arena games --options` lists every option; '
+        "components only as inline JSON. Applies to new matches only: see "
+        "docs/operations.md before changing it on a running ladder.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -102,6 +114,10 @@ class LadderSettings(models.Model):
     def instance_id(cls) -> str:
         """This platform's id for sandbox labels (see `instance`)."""
         return cls.get().instance
+
+    def options_for(self, game: str) -> dict[str, Any]:
+        """The options the ladder's new matches of `game` are created with."""
+        return dict((self.game_options or {}).get(game, {}))
 
 
 class Bot(models.Model):

@@ -9,6 +9,7 @@ whom in rated matches) and stores what it plans.
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 import uuid
@@ -16,11 +17,13 @@ import uuid
 from django.conf import settings
 from django.db import transaction
 
-from arena import all_games
+from arena import OptionError, all_games
 from ladder.leaderboard import rated_pair_games
 from ladder.matches import create_match
 from ladder.models import Bot, Counter, LadderSettings, Match, WorkerHeartbeat
 from ladder.ratings.pairing import PairingBot, plan_matches
+
+log = logging.getLogger(__name__)
 
 GROUP_NAMESPACE = uuid.UUID("6f1d8c52-3f0e-4b7a-9a52-5d3c1e7b2a10")
 
@@ -54,7 +57,8 @@ def pairing_input(bots: list[Bot]) -> list[PairingBot]:
 
 def fill_queue(rng: random.Random | None = None) -> int:
     """Queue ladder matches up to the target depth; returns how many were created."""
-    if LadderSettings.get().paused:
+    ladder = LadderSettings.get()
+    if ladder.paused:
         return 0
     rng = rng or random.Random(secrets.randbits(64))
     depth = target_depth()
@@ -67,6 +71,14 @@ def fill_queue(rng: random.Random | None = None) -> int:
         bots = playing_bots(game.id)
         seat_options = [n for n in game.seat_counts if n <= len(bots)]
         if missing <= 0 or not seat_options:
+            continue
+        options = ladder.options_for(game.id)
+        try:
+            game.validate_options(options)
+        except OptionError as exc:
+            # Checked when saved; only an engine upgrade can make them stale.
+            # Wrong rules are worse than no matches: this game waits.
+            log.error("ladder options of %s no longer valid, no matches queued: %s", game.id, exc)
             continue
         seats = rng.choice(seat_options)
         groups = max(1, -(-missing // seats))
@@ -88,6 +100,7 @@ def fill_queue(rng: random.Random | None = None) -> int:
                     kind=Match.Kind.LADDER,
                     rated=True,
                     seed=planned.seed,
+                    options=options,
                     group=uuid.uuid5(GROUP_NAMESPACE, f"{game.id}:{planned.group}"),
                 )
                 created += 1

@@ -16,8 +16,9 @@ from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from arena import OptionError, ReplayError, all_games, get_game, replay_from_bytes, replay_to_bytes
+from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
 from ladder.charts import ChartPoint, rating_chart
+from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
 from ladder.pages import (
@@ -62,9 +63,10 @@ def running_matches(limit: int = 10) -> list[Match]:
 
 def home(request: HttpRequest) -> HttpResponse:
     games = []
-    for game in all_games():
+    for rules in ladder_rules():
+        game = rules.game
         top = leaderboard_queryset(game.id, "rank", False).filter(rating__fitted_rank__isnull=False)
-        games.append({"game": game, "top": list(top[:HOME_TOP])})
+        games.append({"game": game, "rules": rules, "top": list(top[:HOME_TOP])})
     ctx = {
         "games": games,
         "running": running_matches(),
@@ -111,8 +113,10 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
                 "href": f"?sort={target}",
             }
         )
+    rules = ladder_rules_of(definition)
     ctx = {
         "game": definition,
+        "rules": rules,
         "fit": GameFit.objects.filter(game=game).first(),
         "page": page,
         "bots": bots,
@@ -141,9 +145,12 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         )
         for h in history
     ]
+    game = game_or_404(bot.game)
+    rules = ladder_rules_of(game)
     ctx = {
         "bot": bot,
-        "game": game_or_404(bot.game),
+        "game": game,
+        "rules": rules,
         "rating": getattr(bot, "rating", None),
         "versions": list(bot.versions.order_by("-number")[:30]),
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
@@ -184,9 +191,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
     for seat in seats:
         seat.private = seat.seat in mine
+    game = game_or_404(match.game)
     ctx = {
         "match": match,
-        "game": game_or_404(match.game),
+        "game": game,
+        # the rules this match was created with, not the ladder's current ones
+        "rules": game_rules(game, match.options),
         "seats": seats,
         "viewer_is_owner_of_seats": mine,
         "faults": [s for s in seats if s.fault],

@@ -17,6 +17,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 from arena import all_games, get_game, starter_files
+from ladder.game_options import ladder_rules, ladder_rules_of
 from ladder.views import game_or_404
 
 DOCS = Path(settings.BASE_DIR) / "docs"
@@ -62,19 +63,22 @@ def render_markdown(path: Path) -> Rendered:
     return rendered
 
 
-def _markdown_page(request: HttpRequest, path: Path, title: str, source: str) -> HttpResponse:
+def _markdown_page(
+    request: HttpRequest, path: Path, title: str, source: str, plays_with: list[str] | None = None
+) -> HttpResponse:
     doc = render_markdown(path)
     ctx = {
         "title": title,
         "body": mark_safe(doc.html),
         "toc": mark_safe(doc.toc),
         "source": source,
+        "plays_with": plays_with or [],
     }
     return render(request, "docs/markdown.html", ctx)
 
 
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "docs/index.html", {"games": all_games(), "pages": PAGES})
+    return render(request, "docs/index.html", {"games": ladder_rules(), "pages": PAGES})
 
 
 def doc_page(request: HttpRequest, page: str) -> HttpResponse:
@@ -86,11 +90,13 @@ def doc_page(request: HttpRequest, page: str) -> HttpResponse:
 
 def game_reference(request: HttpRequest, game: str) -> HttpResponse:
     definition = game_or_404(game)
+    rules = ladder_rules_of(definition)
     return _markdown_page(
         request,
         DOCS / "games" / f"{definition.id}.md",
         f"{definition.name} reference",
         f"docs/games/{definition.id}.md",
+        rules.plays_with,
     )
 
 
@@ -110,7 +116,7 @@ def faq(request: HttpRequest) -> HttpResponse:
         "validation_matches": settings.VALIDATION_MATCHES,
         "faults_before_pause": settings.FAULTS_BEFORE_PAUSE,
     }
-    return render(request, "docs/faq.html", {"limits": limits, "games": all_games()})
+    return render(request, "docs/faq.html", {"limits": limits, "games": ladder_rules()})
 
 
 def starter_zip_bytes(game_id: str) -> bytes:

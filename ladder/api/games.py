@@ -6,7 +6,7 @@ from django.db.models import F
 from django.http import HttpRequest
 from ninja import Query, Router
 
-from arena import OptionError, all_games, get_game
+from arena import OptionError, get_game
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI
 from ladder.api.errors import ApiError, errors
 from ladder.api.pages import paginate
@@ -18,6 +18,7 @@ from ladder.api.schemas import (
     game_out,
     rating_out,
 )
+from ladder.game_options import ladder_rules, ladder_rules_of
 from ladder.models import Bot, GameFit, Rating
 from ladder.pages import ON_LEADERBOARD
 
@@ -38,8 +39,9 @@ def known_game(game_id: str):
     url_name="games",
 )
 def list_games(request: HttpRequest):
-    """Every game: seat counts, rules version, options and the house-values notice."""
-    return [game_out(g) for g in all_games()]
+    """Every game: seat counts, rules version, options (with the ones this ladder
+    plays) and the house-values notice."""
+    return [game_out(rules) for rules in ladder_rules()]
 
 
 @router.get(
@@ -49,7 +51,7 @@ def list_games(request: HttpRequest):
     url_name="game",
 )
 def game_detail(request: HttpRequest, game_id: str):
-    return game_out(known_game(game_id))
+    return game_out(ladder_rules_of(known_game(game_id)))
 
 
 @router.get(

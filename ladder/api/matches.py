@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Prefetch
@@ -25,14 +23,11 @@ from ladder.api.schemas import (
     PageQuery,
     match_out,
 )
+from ladder.game_options import check_options
 from ladder.matches import create_match
-from ladder.models import Bot, Match, MatchSeat, lock_user
+from ladder.models import Bot, LadderSettings, Match, MatchSeat, lock_user
 
 router = Router(tags=["matches"], auth=PUBLIC)
-
-#: queued or running challenges one user may have at once
-#: options that take a file path on the command line; over the API only inline data
-PATH_OPTIONS = {"components"}
 
 
 def matches_queryset():
@@ -161,23 +156,14 @@ def challenge(request: HttpRequest, data: ChallengeIn):
         if entry.active_version is None:
             raise ApiError(409, f"bot {entry.name} has no ready version yet", field=field)
         lineup.append(entry.active_version)
-    for name in PATH_OPTIONS & set(data.options):
-        if isinstance(data.options[name], str) and not data.options[name].lstrip().startswith("{"):
-            # a plain string would be read as a file path on the server
-            raise ApiError(422, f"option {name!r}: give the data inline (JSON)", field="options")
+    # The ladder's rules, with the request's options replacing them key by key.
+    wanted = {**LadderSettings.get().options_for(game.id), **data.options}
     try:
-        options = game.validate_options(data.options)
-        # Set the table up once: options that suit the game but not this many
+        # Sets this table up once: options that suit the game but not this many
         # seats (components that do not deal out) fail here, not on a worker.
-        game.new(seat_count, 0, options)
-        if "\\u0000" in json.dumps(options):
-            raise OptionError("text in options may not contain NUL characters (\\u0000)")
+        options = check_options(game, wanted, [seat_count])
     except OptionError as exc:
         raise ApiError(422, str(exc), field="options") from None
-    except Exception as exc:  # the engine refused the user's data
-        raise ApiError(
-            422, f"these options cannot set up a {seat_count}-seat game: {exc}", field="options"
-        ) from None
     with transaction.atomic():
         lock_user(user)
         open_count = Match.objects.filter(

@@ -12,6 +12,7 @@ from ninja import Field, Schema
 from arena import all_games
 from ladder.api.auth import sees_private
 from ladder.api.errors import NO_NUL
+from ladder.game_options import GameRules
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
 MAX_PAGE = 100_000
@@ -46,10 +47,17 @@ class GameOut(Schema):
     rules_version: str
     step_cap: int
     options: list[OptionOut]
-    notice: str = Field(description="shown wherever the game is shown (e.g. house values)")
+    ladder_options: dict[str, Any] = Field(
+        description="the options this ladder's matches are created with where they differ "
+        "from the defaults; challenges start from them"
+    )
+    notice: str = Field(
+        description="shown wherever the game is shown (e.g. house values), for the ladder's options"
+    )
 
 
-def game_out(game) -> dict:
+def game_out(rules: GameRules) -> dict:
+    game = rules.game
     return {
         "id": game.id,
         "name": game.name,
@@ -60,7 +68,8 @@ def game_out(game) -> dict:
             {"name": name, "default": spec.default, "help": spec.help}
             for name, spec in game.options.items()
         ],
-        "notice": game.notice,
+        "ladder_options": rules.options,
+        "notice": rules.notice,
     }
 
 

@@ -131,6 +131,17 @@ class EdelSteinReich(GameDef):
         ),
     }
 
+    def notice_for(self, options: Mapping[str, Any] | None) -> str:
+        # The house-values warning holds only while house values are played: the
+        # bundled data, or a document that still says it is ("house_values": true).
+        components = (options or {}).get("components")
+        if isinstance(components, Mapping) and not components.get("house_values", False):
+            return (
+                "Plays with component data set by the operator (the components option) "
+                "instead of the bundled house values."
+            )
+        return self.notice
+
     def _components(self, clean: Mapping[str, Any], seats: int):
         comp = DEFAULT_COMPONENTS if clean["components"] is None else None
         try:
