@@ -6,9 +6,12 @@ import argparse
 import json
 from typing import Any
 
+from arena.api_client import DEFAULT_URL, Client, ClientError, load_config
 from arena.runner_types import TimeControl
 
 DEFAULTS = TimeControl()
+#: the time limits and memory a command line leaves unset fall back to these
+UNSET_LIMITS = {**DEFAULTS.to_json(), "memory_mib": None}
 
 
 def add_match_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,24 +30,33 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
         help="a game option (see `arena games --options`); VALUE is JSON or text",
     )
     parser.add_argument(
+        "--ladder-rules",
+        action="store_true",
+        help="play as the server's ladder does: its game options and time and memory "
+        "limits (GET /api/games/GAME); --option and the limits given here still win. "
+        f"The server is GEMARENA_URL (default {DEFAULT_URL}) or `url` in "
+        "~/.config/gemarena/config.toml; no token is needed",
+    )
+    parser.add_argument(
         "--startup-ms",
         type=int,
-        default=DEFAULTS.startup_ms,
+        default=None,
         help=f"start-up allowance per bot (default {DEFAULTS.startup_ms})",
     )
     parser.add_argument(
         "--move-ms",
         type=int,
-        default=DEFAULTS.move_ms,
+        default=None,
         help=f"time per decision (default {DEFAULTS.move_ms})",
     )
     parser.add_argument(
         "--bank-ms",
         type=int,
-        default=DEFAULTS.bank_ms,
+        default=None,
         help=f"per-match time bank for slow moves (default {DEFAULTS.bank_ms})",
     )
-    parser.add_argument("--memory-mib", type=int, default=None, help="memory limit per bot")  # fmt: skip
+    parser.add_argument("--memory-mib", type=int, default=None,
+                        help="memory limit per bot (default: the sandbox's)")  # fmt: skip
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -60,5 +72,34 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def time_control(args: argparse.Namespace) -> TimeControl:
-    return TimeControl(startup_ms=args.startup_ms, move_ms=args.move_ms, bank_ms=args.bank_ms)
+def match_settings(args: argparse.Namespace, game: str) -> dict[str, Any]:
+    """The options, time control and memory limit of the command line, on top of
+    the server ladder's with --ladder-rules. ValueError says what went wrong."""
+    options = parse_options(args.option)
+    limits = {name: getattr(args, name) for name in UNSET_LIMITS}
+    if args.ladder_rules:
+        ladder = ladder_rules(game)
+        options = {**ladder["options"], **options}
+        limits = {k: ladder[k] if v is None else v for k, v in limits.items()}
+    limits = {k: UNSET_LIMITS[k] if v is None else v for k, v in limits.items()}
+    time = TimeControl(limits["startup_ms"], limits["move_ms"], limits["bank_ms"])
+    return {"options": options, "time": time, "memory_mib": limits["memory_mib"]}
+
+
+def ladder_rules(game: str) -> dict[str, Any]:
+    """What the server's ladder plays `game` with: options, time limits, memory."""
+    try:
+        config = load_config()
+        answer = Client(config, timeout_s=30).get(f"/api/games/{game}")
+        ladder = {
+            "options": answer["ladder_options"],
+            **{k: answer["ladder_limits"][k] for k in UNSET_LIMITS},
+        }
+    except ClientError as exc:
+        raise ValueError(f"--ladder-rules: {exc}") from None
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"--ladder-rules: {config.url} did not say which rules its ladder plays "
+            "(an older Gem Arena?); give them with --option and the limits instead"
+        ) from None
+    return ladder

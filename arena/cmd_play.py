@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, parse_options, time_control
+from arena.cmd_common import add_match_arguments, match_settings
 from arena.engine import OptionError
 from arena.replay import save_replay
 from arena.runner import play_match
@@ -43,9 +43,7 @@ def run(args: argparse.Namespace) -> int:
                 game=args.game,
                 bots=[BotSpec(*resolve_bot(arg, args.game, workdir)) for arg in args.bots],
                 seed=args.seed,
-                options=parse_options(args.option),
-                time=time_control(args),
-                memory_mib=args.memory_mib,
+                **match_settings(args, args.game),
                 sandbox=args.sandbox,
             )
             result = play_match(request, on_step=_print_step if args.verbose else None)

@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, parse_options, time_control
+from arena.cmd_common import add_match_arguments, match_settings
 from arena.engine import OptionError
 from arena.registry import get_game
 from arena.replay import save_replay
@@ -51,13 +51,14 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         game = get_game(args.game)
         players = args.players or min(game.seat_counts)
         game.check_seats(players)
-        options = game.validate_options(parse_options(args.option))
+        settings = match_settings(args, game.id)
+        options = game.validate_options(settings["options"])
         bots = [resolve_bot(arg, game.id, workdir) for arg in args.bots]
         if len(bots) < players:
             raise ValueError(f"{players} seats need at least {players} bots")
         if args.games < 1:
             raise ValueError("--games must be at least 1")
-        tc = time_control(args)
+        tc = settings["time"]
     except (BotNotFound, OptionError, ValueError) as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
@@ -74,7 +75,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
             seed=pairing.seed,
             options=options,
             time=tc,
-            memory_mib=args.memory_mib,
+            memory_mib=settings["memory_mib"],
             sandbox=args.sandbox,
             match_id=f"t{index}",
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from django.conf import settings
 from django.urls import reverse
 from ninja import Field, Schema
 
@@ -40,6 +41,13 @@ class OptionOut(Schema):
     help: str
 
 
+class LadderLimitsOut(Schema):
+    startup_ms: int
+    move_ms: int
+    bank_ms: int
+    memory_mib: int
+
+
 class GameOut(Schema):
     id: str
     name: str
@@ -50,6 +58,10 @@ class GameOut(Schema):
     ladder_options: dict[str, Any] = Field(
         description="the options this ladder's matches are created with where they differ "
         "from the defaults; challenges start from them"
+    )
+    ladder_limits: LadderLimitsOut = Field(
+        description="the time limits (ms) and memory (MiB) of this ladder's bots; "
+        "`arena play --ladder-rules` plays with them"
     )
     notice: str = Field(
         description="shown wherever the game is shown (e.g. house values), for the ladder's options"
@@ -69,6 +81,12 @@ def game_out(rules: GameRules) -> dict:
             for name, spec in game.options.items()
         ],
         "ladder_options": rules.options,
+        "ladder_limits": {
+            "startup_ms": settings.STARTUP_MS,
+            "move_ms": settings.MOVE_MS,
+            "bank_ms": settings.BANK_MS,
+            "memory_mib": settings.BOT_MEMORY_MIB,
+        },
         "notice": rules.notice,
     }
 

@@ -170,3 +170,56 @@ def test_matches_lists_a_bots_matches(cli_env, alpha, beta, capsys) -> None:
     assert [m["id"] for m in json.loads(capsys.readouterr().out)] == [first.pk]
     assert main(["matches", "--bot", "ghost"]) == 1
     assert "no bot named 'ghost'" in capsys.readouterr().err
+
+
+def test_play_with_the_ladder_rules(cli_env, settings, tmp_path, capsys, monkeypatch) -> None:
+    """`--ladder-rules` plays the server ladder's options and limits; what the
+    command line gives still wins."""
+    from arena import cmd_play
+    from arena.replay import load_replay
+    from ladder.game_options import clean_ladder_options
+    from ladder.models import LadderSettings
+
+    row = LadderSettings.get()
+    row.game_options = clean_ladder_options(
+        {"edel-stein-reich": {"untaken_event": "keep", "priority_tiebreak": "seat"}}
+    )
+    row.save()
+    settings.MOVE_MS, settings.BANK_MS, settings.BOT_MEMORY_MIB = 1500, 4000, 200
+    requests = []
+
+    def play_match(request, on_step=None):
+        requests.append(request)
+        return real_play(request, on_step=on_step)
+
+    real_play = cmd_play.play_match
+    monkeypatch.setattr(cmd_play, "play_match", play_match)
+    out = tmp_path / "ladder.json.gz"
+    bots = ["builtin:random"] * 3
+    code = main(["play", "edel-stein-reich", *bots, "--ladder-rules", "--sandbox", "process",
+                 "-o", "priority_tiebreak=less_money", "--bank-ms", "3000",
+                 "--out", str(out)])  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    replay = load_replay(out)
+    assert replay["options"]["untaken_event"] == "keep"  # the ladder's
+    assert replay["options"]["priority_tiebreak"] == "less_money"  # the command line's
+    assert replay["time"] == {"startup_ms": 10000, "move_ms": 1500, "bank_ms": 3000}
+    assert requests[-1].memory_mib == 200
+    # without the flag: the defaults
+    assert main(["play", "edel-stein-reich", *bots, "--sandbox", "process",
+                 "--out", str(out)]) == 0  # fmt: skip
+    replay = load_replay(out)
+    assert replay["options"]["untaken_event"] == "discard"
+    assert replay["time"]["move_ms"] == 1000 and requests[-1].memory_mib is None
+
+
+def test_ladder_rules_from_an_unreachable_server_is_a_clear_error(
+    monkeypatch, tmp_path, capsys
+) -> None:
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    monkeypatch.setenv("GEMARENA_CONFIG", str(tmp_path / "absent.toml"))
+    code = main(["play", "splendor-duel", "builtin:random", "builtin:random",
+                 "--ladder-rules", "--no-replay"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--ladder-rules: cannot reach the server at http://127.0.0.1:9" in err
