@@ -62,6 +62,24 @@ def test_esr_greedy_plays_legal_actions_and_ranks_first_against_random() -> None
     assert sole_firsts >= 3
 
 
+def test_esr_greedy_counts_certificates_by_the_matchs_tie_rule() -> None:
+    """Two seats holding one certificate each: 7 each when ties split the
+    prizes 10 + 4, 10 each with certificate_ties = full."""
+    from types import SimpleNamespace
+
+    bot = load_bot("edel-stein-reich", "greedy")
+    state = get_game("edel-stein-reich").new(3, 5, {})
+    obs = state.observation(0)
+    for player in obs["players"]:
+        player["held_events"] = []
+        player["money"] = 0
+        player["gems"] = dict.fromkeys(player["gems"], 0)  # no majorities
+    obs["players"][0]["held_events"] = obs["players"][1]["held_events"] = ["certificate"]
+    for ties, prize in (("split", 7), ("full", 10)):
+        bot.on_start(SimpleNamespace(options={"certificate_ties": ties}))
+        assert bot.Pos(obs).estimate() == [prize, prize, 0], ties
+
+
 def _positions(moves: int, seed: int):
     """Positions of a random Splendor Duel game, every `moves` steps."""
     game = get_game("splendor-duel")

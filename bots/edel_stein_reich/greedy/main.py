@@ -24,11 +24,15 @@ BLIND_VALUE = 3.0  # about what an unseen event card is worth
 MAX_OFFERS = 4000  # offers compared per bargaining decision, at most
 
 
+CERTIFICATE_TIES = "split"  # the certificate_ties option
+
+
 def on_start(match):
-    global comp, KINDS
+    global comp, KINDS, CERTIFICATE_TIES
     source = match.options.get("components")
     comp = parse_components(source) if isinstance(source, dict) else DEFAULT_COMPONENTS
     KINDS = {kind.id: kind for kind in comp.event_kinds}
+    CERTIFICATE_TIES = match.options.get("certificate_ties", "split")
 
 
 class Pos:
@@ -81,7 +85,9 @@ class Pos:
                     certificates[s] += 1
                 elif kind.op == "majority_bonus" and s in paid[kind.colour]:
                     est[s] += kind.amount
-        for s, prize in enumerate(certificate_prizes(certificates, comp.certificate_awards)):
+        for s, prize in enumerate(
+            certificate_prizes(certificates, comp.certificate_awards, CERTIFICATE_TIES)
+        ):
             est[s] += prize
         return est
 
