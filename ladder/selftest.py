@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -109,12 +110,19 @@ def refuses_matches(hostname: str) -> str:
 
 
 class HeartbeatThread(threading.Thread):
-    """Writes this worker's heartbeat and self-test every WORKER_HEARTBEAT_SECONDS."""
+    """Writes this worker's heartbeat and self-test every WORKER_HEARTBEAT_SECONDS,
+    then calls `on_beat` (the worker's own periodic chores)."""
 
-    def __init__(self, hostname: str, every_s: float | None = None) -> None:
+    def __init__(
+        self,
+        hostname: str,
+        every_s: float | None = None,
+        on_beat: Callable[[], object] | None = None,
+    ) -> None:
         super().__init__(name=f"heartbeat-{hostname}", daemon=True)
         self.hostname = hostname
         self.every_s = every_s or settings.WORKER_HEARTBEAT_SECONDS
+        self.on_beat = on_beat
         self.stopped = threading.Event()
 
     def run(self) -> None:
@@ -122,6 +130,8 @@ class HeartbeatThread(threading.Thread):
             try:
                 close_old_connections()
                 run_self_test(self.hostname)
+                if self.on_beat is not None:
+                    self.on_beat()
             except Exception:  # the database may be down for a while: try again later
                 log.exception("heartbeat of %s failed", self.hostname)
                 connection.close()
@@ -140,10 +150,12 @@ def stop_heartbeat_threads(timeout_s: float = 30.0) -> None:
     _threads.clear()
 
 
-def start_heartbeat_thread(hostname: str) -> HeartbeatThread:
+def start_heartbeat_thread(
+    hostname: str, on_beat: Callable[[], object] | None = None
+) -> HeartbeatThread:
     """Start (once per worker name) the thread that keeps this worker's row fresh."""
     thread = _threads.get(hostname)
     if thread is None or not thread.is_alive():
-        thread = _threads[hostname] = HeartbeatThread(hostname)
+        thread = _threads[hostname] = HeartbeatThread(hostname, on_beat=on_beat)
         thread.start()
     return thread

@@ -33,6 +33,8 @@ RECORD_RETRY_S = 180
 BROKER_MARKER_KEY = "gemarena:broker-marker"
 #: when this process loaded its tasks: a worker claims nothing before that
 PROCESS_STARTED = timezone.now()
+#: added to the longest a playing match can go without a live-step write
+QUIET_MARGIN_S = 15
 
 
 def retry_database(what: str, fn, budget_s: float):
@@ -72,7 +74,10 @@ def announce_worker(sender, **kwargs) -> None:
         log.warning("matches of this worker's previous run not released yet: %s", exc)
         connection.close()
     selftest.run_self_test(sender.hostname)
-    selftest.start_heartbeat_thread(sender.hostname)
+    selftest.start_heartbeat_thread(
+        sender.hostname,
+        on_beat=lambda: release_matches_of_earlier_run(sender.hostname, PROCESS_STARTED),
+    )
 
 
 @worker_shutdown.connect
@@ -273,12 +278,24 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
     return stale
 
 
+def quiet_limit_s() -> float:
+    """The longest a match that is being played goes without a live-step write
+    (its heartbeat): the bots' start-up, then a move that uses the whole bank."""
+    return (settings.STARTUP_MS + settings.MOVE_MS + settings.BANK_MS) / 1000 + QUIET_MARGIN_S
+
+
 def release_matches_of_earlier_run(worker: str, started) -> int:
-    """A worker that starts under a name cannot be playing the matches an
-    earlier process of that name claimed before `started` (it was stopped or
-    killed mid-match): back to the queue now rather than after the reaper's
-    MATCH_STALE_SECONDS."""
-    return release_lost_matches({"worker": worker, "started_at__lt": started}, "worker restarted")
+    """Matches an earlier process of this worker's name claimed before
+    `started` (it was stopped or killed mid-match) go back to the queue as
+    soon as they have been quiet for `quiet_limit_s()`, rather than after the
+    reaper's MATCH_STALE_SECONDS. Called when the worker starts and with every
+    heartbeat. A match still writing steps is left alone: it belongs to a live
+    worker that was given the same name by mistake."""
+    cutoff = timezone.now() - timedelta(seconds=quiet_limit_s())
+    return release_lost_matches(
+        {"worker": worker, "started_at__lt": started, "heartbeat_at__lt": cutoff},
+        "worker restarted",
+    )
 
 
 def release_lost_matches(lost: dict, reason: str) -> int:

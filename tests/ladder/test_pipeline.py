@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 import uuid
 
 import pytest
@@ -635,22 +636,26 @@ def test_a_restarted_worker_gives_back_what_its_earlier_run_was_playing(
     process_sandbox, monkeypatch
 ) -> None:
     """Stopped or killed mid-match, a worker that starts again under its name
-    returns the match to the queue at once; a match it (or another worker)
-    claimed since it started is left alone. The reaper would wait
-    MATCH_STALE_SECONDS."""
+    returns the match to the queue once it has been quiet for quiet_limit_s()
+    (not after the reaper's MATCH_STALE_SECONDS). Left alone: a match it (or
+    another worker) claimed since it started, and a match still writing
+    steps, which a live worker given the same name by mistake is playing."""
     from datetime import timedelta
 
     from django.utils import timezone
 
     a, b = ladder_bots(2)
     versions = [a.active_version, b.active_version]
-    earlier, other, since = (create_match("splendor-duel", versions) for _ in range(3))
+    earlier, other, since, twin = (create_match("splendor-duel", versions) for _ in range(4))
     assert earlier.claim_for("worker@host") and other.claim_for("worker@elsewhere")
+    assert twin.claim_for("worker@host")
     boot = timezone.now()
     assert since.claim_for("worker@host")
-    Match.objects.filter(pk__in=[earlier.pk, other.pk]).update(
-        started_at=boot - timedelta(seconds=5)
+    quiet = timedelta(seconds=tasks.quiet_limit_s() + 1)
+    Match.objects.filter(pk__in=[earlier.pk, other.pk, twin.pk]).update(
+        started_at=boot - quiet - timedelta(seconds=5), heartbeat_at=boot - quiet
     )
+    Match.objects.filter(pk=twin.pk).update(heartbeat_at=timezone.now())  # steps still come
     discarded, sent = [], []
     monkeypatch.setattr(tasks.selftest, "discard_match_sandboxes", discarded.append)
     monkeypatch.setattr(tasks, "enqueue", sent.append)
@@ -661,10 +666,62 @@ def test_a_restarted_worker_gives_back_what_its_earlier_run_was_playing(
         earlier.pk: Match.Status.QUEUED,
         other.pk: Match.Status.RUNNING,
         since.pk: Match.Status.RUNNING,
+        twin.pk: Match.Status.RUNNING,
     }
     assert discarded == [str(earlier.pk)] and sent == [earlier.pk]
     assert Match.objects.get(pk=earlier.pk).error == "worker restarted"
     # and it is played normally afterwards, on its second attempt
     assert tasks.run_match.run(earlier.pk) == "finished"
     assert Match.objects.get(pk=earlier.pk).attempts == 2
-    assert tasks.release_matches_of_earlier_run("worker@host", timezone.now()) == 1  # `since`
+    # once their steps stop too, a process started later still gives back both
+    Match.objects.filter(pk__in=[since.pk, twin.pk]).update(heartbeat_at=timezone.now() - quiet)
+    assert tasks.release_matches_of_earlier_run("worker@host", timezone.now()) == 2
+
+
+def test_every_heartbeat_gives_back_quiet_matches_of_an_earlier_run(
+    process_sandbox, monkeypatch
+) -> None:
+    """The worker's start registers the release as its heartbeat chore, so a
+    match that falls quiet after the start is given back without a restart."""
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from django.utils import timezone
+
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    assert match.claim_for("worker@host")
+    Match.objects.filter(pk=match.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    chores = []
+    monkeypatch.setattr(tasks, "PROCESS_STARTED", timezone.now())
+    monkeypatch.setattr(tasks.selftest, "run_self_test", lambda hostname: (True, "ok"))
+    monkeypatch.setattr(
+        tasks.selftest, "start_heartbeat_thread", lambda hostname, on_beat: chores.append(on_beat)
+    )
+    monkeypatch.setattr(tasks, "enqueue", lambda match_id: None)
+    tasks.announce_worker(SimpleNamespace(hostname="worker@host"))
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING  # still writing
+    (beat,) = chores
+    quiet = timedelta(seconds=tasks.quiet_limit_s() + 1)
+    Match.objects.filter(pk=match.pk).update(heartbeat_at=timezone.now() - quiet)
+    assert beat() == 1
+    assert Match.objects.get(pk=match.pk).status == Match.Status.QUEUED
+
+
+def test_the_heartbeat_thread_runs_its_chore_after_each_self_test(monkeypatch) -> None:
+    from ladder import selftest
+
+    calls = []
+    monkeypatch.setattr(selftest, "run_self_test", lambda hostname: calls.append("test"))
+    thread = selftest.HeartbeatThread(
+        "worker@chores", every_s=0.01, on_beat=lambda: calls.append("chore")
+    )
+    thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while calls.count("chore") < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        thread.stopped.set()
+        thread.join(timeout=10)
+    assert calls[:4] == ["test", "chore", "test", "chore"]

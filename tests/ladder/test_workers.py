@@ -55,7 +55,9 @@ def test_four_workers_lose_no_update(media_dir) -> None:
 def test_killed_worker_match_finishes_once(media_dir, settings, back_by) -> None:
     """SIGKILL mid-match. "reaper": the heartbeat goes stale and the reaper
     requeues the match. "restart": the worker starts again under its name
-    while the reaper would still wait an hour, and gives the match back itself."""
+    while the reaper would still wait an hour, and gives the match back itself
+    once the match has been quiet for quiet_limit_s() (checked at each of its
+    heartbeats, every 2 s here)."""
     import docker
 
     settings.MATCH_STALE_SECONDS = 30 if back_by == "reaper" else 3600
@@ -65,7 +67,12 @@ def test_killed_worker_match_finishes_once(media_dir, settings, back_by) -> None
 
     version = add_version(slow, "slow.py", SLOW_BOT, validate=False)
     match = create_match("splendor-duel", [version, other.active_version])
-    env = {"SANDBOX_BACKEND": "docker", "MATCH_STALE_SECONDS": str(settings.MATCH_STALE_SECONDS)}
+    env = {
+        "SANDBOX_BACKEND": "docker",
+        "MATCH_STALE_SECONDS": str(settings.MATCH_STALE_SECONDS),
+        "WORKER_HEARTBEAT_SECONDS": "2",
+        "BANK_MS": "2000",  # a shorter quiet limit: 10 + 1 + 2 + 15 s
+    }
     client = docker.from_env()
     label = f"gemarena.match={match.pk}"
     with worker_processes(1, media_dir, env) as (worker,):
