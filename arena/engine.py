@@ -142,6 +142,13 @@ class GameState(ABC):
         """The action in words, for replays. Games may override."""
         return f"seat {seat}: {action}"
 
+    def secret_action(self, seat: int, action: str) -> bool:
+        """Whether `seat` playing `action` now is a secret choice that the
+        game reveals only later (asked before the action is applied). A live
+        feed shows such a step without the action; the replay keeps it.
+        Games with secret choices override."""
+        return False
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GameState) and self.snapshot() == other.snapshot()
 

@@ -68,7 +68,8 @@ END_GRACE_MS = 150
 
 def play_match(request: MatchRequest, on_step: StepCallback | None = None) -> MatchResult:
     """Play one match. `on_step` gets every applied step as it happens (a
-    dict: step, seat, action, think_ms, note, forced, description, view).
+    dict: step, seat, action, think_ms, note, forced, description, secret, view;
+    `secret`: the game reveals this action only later, see GameState.secret_action).
 
     Raises OptionError / ValueError for a bad request (unknown game or
     option, wrong seat count, bad limits) and SystemFault when the platform
@@ -359,10 +360,11 @@ class _Match:
     def _apply(self, state: GameState, seat: int, legal: list[str], reply: Reply | None) -> None:
         forced = reply is None
         action = legal[0] if reply is None else reply.action
-        description = ""
+        description, secret = "", False
         try:
             if self.on_step is not None:
                 description = state.describe_action(seat, action)
+                secret = state.secret_action(seat, action)
             state.apply(seat, action)
         except Exception as exc:
             raise SystemFault(
@@ -389,6 +391,7 @@ class _Match:
                 "note": record.get("note", ""),
                 "forced": forced,
                 "description": description,
+                "secret": secret,
                 "view": view,
             }
             self.on_step(event)

@@ -189,6 +189,10 @@ class LiveRecorder:
     def on_step(self, step: dict) -> None:
         keys = ("step", "seat", "action", "description", "view", "forced", "note")
         data = {k: step.get(k) for k in keys}
+        if step.get("secret"):
+            # a secret choice (revealed later by the game, in the view): watchers
+            # see that the seat chose, not what; the replay keeps the action
+            data.update(action=None, description=f"seat {step['seat']} chooses in secret")
         self.pending.append(LiveStep(match_id=self.match_id, step=step["step"], data=data))
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()

@@ -35,6 +35,7 @@ def test_random_match_gives_a_complete_result() -> None:
     assert len(events) == len(steps) == result.timings["decisions"] > 10
     assert [e["action"] for e in events] == [s["action"] for s in steps]
     assert events[0]["description"] and isinstance(events[0]["view"], dict)
+    assert not any(e["secret"] for e in events)  # Splendor Duel has no secret choice
     assert all(t > 0 for t in result.think_ms)
     # the first-legal bot (seat 1) notes every reply; the random bot (seat 0,
     # unseeded, so the game differs run to run) notes nothing
@@ -207,5 +208,10 @@ def test_simultaneous_phase_asks_seats_concurrently() -> None:
     assert result.faults == [None] * 5
     first_round = [e for e in events if e["step"] < 5]
     assert sorted(e["seat"] for e in first_round) == [0, 1, 2, 3, 4]
+    # exactly the action-card choices are secret (revealed by the last of them)
+    assert [e["step"] for e in events if e["secret"]] == [
+        e["step"] for e in events if e["action"].startswith("play ")
+    ]
+    assert all(e["secret"] for e in first_round)
     assert result.timings["play_ms"] < 1200, result.timings
     assert verify_replay(result.replay) == []

@@ -6,6 +6,7 @@ tasks are called directly instead of through a broker.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -590,6 +591,29 @@ def test_live_steps_are_written_while_playing_and_dropped_after(
     assert seen["steps"] == len(seen["live"])
     assert not LiveStep.objects.filter(match=match).exists()
     assert match.steps >= len(seen["live"])
+
+
+def test_live_steps_show_a_secret_choice_without_the_choice() -> None:
+    """Watchers of a running match see that a seat chose in secret, not what;
+    the replay (written at the end) keeps the action."""
+    recorder = tasks.LiveRecorder(1, uuid.uuid4())
+    step = {"seat": 2, "forced": False, "view": {"phase": "commit"}, "note": "mine"}
+    recorder.on_step(
+        {**step, "step": 0, "action": "play money", "secret": True,
+         "description": "seat 2 chooses the Money action card"}
+    )  # fmt: skip
+    recorder.on_step(
+        {**step, "step": 1, "action": "offer r1", "secret": False,
+         "description": "seat 2 puts 1 red into the offer"}
+    )  # fmt: skip
+    hidden, shown = (row.data for row in recorder.pending)
+    assert (hidden["action"], hidden["description"]) == (None, "seat 2 chooses in secret")
+    assert "money" not in json.dumps(hidden).lower()
+    assert hidden["note"] == "mine"  # notes keep their own rule (owners and staff only)
+    assert (shown["action"], shown["description"]) == (
+        "offer r1",
+        "seat 2 puts 1 red into the offer",
+    )
 
 
 def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypatch, settings):

@@ -276,6 +276,10 @@ class EsrState(GameState):
     def describe_action(self, seat: int, action: str) -> str:
         return describe(self, seat, action)
 
+    def secret_action(self, seat: int, action: str) -> bool:
+        # §5.3: action cards are chosen in secret; the last choice reveals them all
+        return self.phase == rules.COMMIT
+
     # -- the conformance hook -----------------------------------------------------------------
 
     def check_invariants(self) -> None:
