@@ -49,6 +49,14 @@ SEAT_RESULT_FIELDS = (
 log = logging.getLogger(__name__)
 
 
+def storable(text: str) -> str:
+    """Text from a bot (its stderr, a quoted reply) as a database column can
+    hold it: PostgreSQL text refuses NUL, which a bot can write at will, and a
+    refused result would leave the match unrecordable. NUL shows as U+FFFD,
+    like any other byte that is not UTF-8."""
+    return text.replace("\x00", "\ufffd")
+
+
 def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool:
     """Store a runner result; False when this claim no longer owns the match.
 
@@ -102,9 +110,9 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
             row.rank = result.outcome.ranks[row.seat]
             row.score = result.outcome.scores[row.seat]
             row.fault = str(fault.kind) if fault else ""
-            row.fault_detail = fault.detail if fault else ""
+            row.fault_detail = storable(fault.detail) if fault else ""
             row.think_ms = int(result.think_ms[row.seat])
-            row.stderr_tail = result.stderr_tails[row.seat][-STDERR_KEEP:]
+            row.stderr_tail = storable(result.stderr_tails[row.seat][-STDERR_KEEP:])
         # One name per match: a file left by an earlier attempt that failed
         # while the database was away is replaced, not joined by a sibling.
         match.replay.storage.delete(name)
@@ -113,7 +121,7 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
         )
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
-        match.reason = result.outcome.reason[:200]
+        match.reason = storable(result.outcome.reason[:200])
         match.steps = len(result.replay.get("steps", []))
         match.error = ""
         if match.rated and match.kind == Match.Kind.LADDER:

@@ -9,7 +9,13 @@ from datetime import timedelta
 from celery import shared_task
 from celery.signals import worker_ready, worker_shutdown
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection
+from django.db import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+)
 from django.db.models import F
 from django.utils import timezone
 
@@ -18,7 +24,7 @@ from ladder import selftest
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
 from ladder.models import LadderSettings, LiveStep, Match
-from ladder.results import discard_stray_replays, give_up_validation, record_result
+from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
 log = logging.getLogger(__name__)
 
@@ -37,15 +43,21 @@ PROCESS_STARTED = timezone.now()
 QUIET_MARGIN_S = 15
 
 
+#: what a database outage looks like (server restarting, connection lost)
+OUTAGES = (OperationalError, InterfaceError)
+
+
 def retry_database(what: str, fn, budget_s: float):
     """Call fn() until it gets through a database outage (PostgreSQL restarted),
-    for at most budget_s; the last error is raised after that."""
+    for at most budget_s; the last error is raised after that. Only a lost or
+    refused connection is an outage: data the database refuses (DataError,
+    IntegrityError) would be refused again, so it is raised at once."""
     deadline = time.monotonic() + budget_s
     pause = 0.5
     while True:
         try:
             return fn()
-        except DatabaseError as exc:
+        except OUTAGES as exc:
             if time.monotonic() + pause > deadline:
                 raise
             log.warning("%s: database unavailable (%s), retrying in %.1f s", what, exc, pause)
@@ -138,7 +150,7 @@ def _run_match(task, match_id: int) -> str:
             lambda: record_result(match_id, claim, result),
             RECORD_RETRY_S,
         )
-    except DatabaseError:
+    except OUTAGES:
         raise  # the database stayed away: the reaper gives the match back later
     except Exception as exc:  # a bug or broken data: count an attempt, never loop for ever
         log.exception("match %s: recording the result failed", match_id)
@@ -222,6 +234,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
     right after the fault) the attempt is given back: the match goes to
     another worker and is never errored for a broken worker.
     """
+    error = storable(error)  # it may quote a bot
     match = Match.objects.get(pk=match_id)
     LiveStep.objects.filter(match_id=match_id).delete()  # the next attempt starts afresh
     if not count_attempt:

@@ -326,7 +326,7 @@ def test_a_retried_result_write_leaves_one_replay_file(
 ) -> None:
     """The first write fails after the replay file was saved (the database
     went away at that moment); the retry records the match with one file."""
-    from django.db import DatabaseError
+    from django.db import OperationalError
 
     from ladder import results
 
@@ -337,7 +337,7 @@ def test_a_retried_result_write_leaves_one_replay_file(
     def apply_once_broken(*args):
         if not failures:
             failures.append(replay_files(media_dir))
-            raise DatabaseError("server closed the connection unexpectedly")
+            raise OperationalError("server closed the connection unexpectedly")
         return real_apply(*args)
 
     monkeypatch.setattr(results, "apply_ratings", apply_once_broken)
@@ -370,6 +370,43 @@ def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, se
     assert match.status == Match.Status.ERRORED
     assert match.rating_seq is None
     assert Rating.objects.get(bot=a).elo_games == 0
+
+
+def test_a_nul_on_a_bots_stderr_is_stored_as_a_replacement_character(
+    alice, process_sandbox
+) -> None:
+    """PostgreSQL text cannot hold NUL; a bot that writes one must not make its
+    matches unrecordable (SQLite would store it as it is)."""
+    (good,) = ladder_bots(1)
+    bot = create_bot(alice, "splendor-duel", "nul-writer")
+    code = b"import sys\nsys.stderr.write('before\\x00after\\n')\n" + RANDOM_BOT
+    version = add_version(bot, "bot.py", code, validate=False)
+    match = create_match("splendor-duel", [version, good.active_version])
+    assert tasks.run_match.run(match.pk) == "finished"
+    seat = match.seats.get(seat=0)
+    assert "before\ufffdafter" in seat.stderr_tail and "\x00" not in seat.stderr_tail
+
+
+def test_data_the_database_refuses_is_not_waited_on_as_an_outage(
+    process_sandbox, monkeypatch, settings, caplog
+) -> None:
+    from django.db import DataError
+
+    from ladder import results
+
+    settings.MATCH_MAX_ATTEMPTS = 2
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+
+    def refused(*args):
+        raise DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
+
+    monkeypatch.setattr(results, "apply_ratings", refused)
+    monkeypatch.setattr(tasks, "RECORD_RETRY_S", 3.0)  # without the fix: 3 s of retries
+    assert tasks.run_match.run(match.pk) == "retry"  # an attempt counted
+    assert not [r for r in caplog.records if "database unavailable" in r.getMessage()]
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED and "DataError" in match.error
 
 
 def test_a_match_that_errors_keeps_no_replay_file_of_an_earlier_attempt(
