@@ -102,6 +102,8 @@ def _unzip(data: bytes) -> dict[str, bytes]:
                 f"{info.filename!r} compresses {info.file_size / info.compress_size:.0f}:1; "
                 f"archives compressing more than {max_ratio}:1 are refused (zip bomb)"
             )
+        if info.flag_bits & 0x1:
+            raise UploadError(f"{info.filename!r} is encrypted; upload a zip without a password")
         try:
             with archive.open(info) as member:
                 # Read at most one byte past what the header claims and past the
@@ -185,3 +187,7 @@ def _check_main(source: bytes) -> None:
         raise UploadError(f"main.py has a syntax error on line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:  # e.g. NUL bytes
         raise UploadError(f"main.py cannot be compiled: {exc}") from None
+    except (RecursionError, MemoryError):  # what Python's parser says to deep nesting
+        raise UploadError(
+            "main.py cannot be compiled: it nests too deeply for Python's parser"
+        ) from None

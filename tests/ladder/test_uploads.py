@@ -38,6 +38,15 @@ def zip_with_corrupt_data() -> bytes:
     return bytes(data)
 
 
+def encrypted_zip() -> bytes:
+    """A zip whose main.py says it is password-protected (Python cannot write one)."""
+    data = bytearray(make_zip({"main.py": GOOD}))
+    data[6] |= 0x1  # the local header's flags
+    record = data.rindex(b"PK\x01\x02")
+    data[record + 8] |= 0x1  # the central directory's flags
+    return bytes(data)
+
+
 def zip_with_doctored_sizes() -> bytes:
     """3 MiB of zeros whose central directory claims 50:1 instead of about 1000:1."""
     data = bytearray(make_zip({"main.py": GOOD, "pad.bin": b"\x00" * (3 << 20)}))
@@ -95,6 +104,9 @@ REFUSED = [
     ("bot.py", b"print('caf\xe9')\n", "not UTF-8"),
     ("bot.py", b"def broken(:\n    pass\n", "syntax error on line 1"),
     ("bot.py", b"x = 1\x00\n", "cannot be compiled"),
+    ("bot.py", b"x = " + b"-" * 200_000 + b"1\n", "nests too deeply"),
+    ("bot.py", b"x = 1" + b"+1" * 500_000 + b"\n", "nests too deeply"),
+    ("bot.zip", encrypted_zip(), "encrypted; upload a zip without a password"),
 ]
 
 
