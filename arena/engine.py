@@ -192,7 +192,7 @@ class GameDef(ABC):
             raw = options.get(name, spec.default)
             try:
                 clean[name] = spec.parse(raw)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError) as exc:
                 raise OptionError(f"option {name!r} of {self.id}: {exc}") from None
         return clean
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -32,11 +33,17 @@ def _parse_first_seat(value: Any) -> str | int:
 
 
 def _parse_step_cap(value: Any) -> int:
-    if isinstance(value, bool):
-        raise ValueError(f"must be an integer, not {value!r}")
+    whole = (
+        (isinstance(value, int) and not isinstance(value, bool))
+        or (isinstance(value, float) and math.isfinite(value) and value.is_integer())
+        or (isinstance(value, str) and value.isascii() and value.strip().isdigit())
+    )
+    if not whole:
+        raise ValueError(f"must be a whole number, not {value!r:.40}")
     cap = int(value)
     if not 1 <= cap <= 100_000:
-        raise ValueError(f"must be between 1 and 100000, not {cap}")
+        shown = cap if cap < 10**12 else "a number that large"
+        raise ValueError(f"must be between 1 and 100000, not {shown}")
     return cap
 
 

@@ -110,6 +110,28 @@ def test_bad_options_name_the_option(options, name) -> None:
         GAME.new(2, 1, options)
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (1.5, "whole number, not 1.5"),
+        (float("inf"), "whole number, not inf"),
+        (1e400, "whole number, not inf"),
+        (1e308, "not a number that large"),
+        (True, "whole number, not True"),
+        ("12 steps", "whole number, not '12 steps'"),
+        (None, "whole number, not None"),
+    ],
+)
+def test_a_step_cap_must_be_a_whole_number_in_range(value, message) -> None:
+    with pytest.raises(OptionError, match=message):
+        GAME.validate_options({"step_cap": value})
+
+
+@pytest.mark.parametrize(("value", "cap"), [(12, 12), (12.0, 12), ("12", 12)])
+def test_a_step_cap_given_as_a_whole_number_is_kept(value, cap) -> None:
+    assert GAME.validate_options({"step_cap": value})["step_cap"] == cap
+
+
 def test_render_and_describe() -> None:
     s = GAME.new(2, 5, {"first_seat": 0})
     text = s.render()
