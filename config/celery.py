@@ -1,10 +1,14 @@
-"""The Celery application. Broker and schedule come from Django settings."""
+"""The Celery application. Broker and schedule come from Django settings;
+the filesystem broker is ours (config/broker.py)."""
 
 import os
 
 from celery import Celery
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# the embedded default's broker takes the oldest message first (config/broker.py)
+TRANSPORT_ALIASES["filesystem"] = "config.broker:Transport"
 
 app = Celery("gemarena")
 app.config_from_object("django.conf:settings", namespace="CELERY")

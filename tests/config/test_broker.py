@@ -1,0 +1,59 @@
+"""The embedded default's filesystem broker takes the oldest message first."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from kombu import Connection
+from kombu.transport.virtual import Empty
+
+import config.celery  # noqa: F401  (registers the transport)
+from config.broker import Channel
+
+
+@pytest.fixture
+def channel(tmp_path: Path):
+    folder = tmp_path / "queue"
+    folder.mkdir()
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    with Connection("filesystem://", transport_options=options) as conn:
+        chan = conn.default_channel
+        assert isinstance(chan, Channel)
+        yield chan, folder
+
+
+def kombu_named(folder: Path, stamp: int, body: str) -> None:
+    """A message as kombu names it: monotonic milliseconds, not padded."""
+    (folder / f"{stamp}_{uuid.uuid4()}.q.msg").write_text(f'{{"body": "{body}"}}')
+
+
+def take_all(chan) -> list[str]:
+    bodies = []
+    while True:
+        try:
+            bodies.append(chan._get("q")["body"])
+        except Empty:
+            return bodies
+
+
+def test_messages_come_out_in_the_order_they_went_in(channel) -> None:
+    chan, folder = channel
+    for body in ("first", "second", "third"):
+        chan._put("q", {"body": body})
+    chan._put("other", {"body": "elsewhere"})
+    assert take_all(chan) == ["first", "second", "third"]
+    assert [p.name.endswith(".other.msg") for p in folder.iterdir()] == [True]
+
+
+def test_an_older_message_is_not_overtaken_when_the_clock_gains_a_digit(channel) -> None:
+    """kombu's own order is by name: '1298379_…' sorted before '966542_…', so a
+    message sent before the millisecond count reached 1 000 000 waited for
+    every later one."""
+    chan, folder = channel
+    kombu_named(folder, 1_298_379, "later")
+    kombu_named(folder, 966_542, "earlier")
+    chan._put("q", {"body": "now"})
+    assert take_all(chan) == ["earlier", "later", "now"]
+    assert list(folder.iterdir()) == []  # nothing half-taken is left behind
