@@ -194,6 +194,8 @@ class GameDef(ABC):
                 clean[name] = spec.parse(raw)
             except (TypeError, ValueError, OverflowError) as exc:
                 raise OptionError(f"option {name!r} of {self.id}: {exc}") from None
+            except RecursionError:
+                raise OptionError(f"option {name!r} of {self.id}: nested too deeply") from None
         return clean
 
     def public_data(self) -> dict[str, Any]:

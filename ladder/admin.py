@@ -7,6 +7,7 @@ import json
 from django import forms
 from django.contrib import admin, messages
 from django.db import transaction
+from django.forms.fields import InvalidJSONInput
 from django.utils import timezone
 
 from ladder.bots import name_taken
@@ -61,10 +62,28 @@ class IndentedJSON(json.JSONEncoder):
         super().__init__(*args, **kwargs)
 
 
+class GameOptionsField(forms.JSONField):
+    """Django's JSON form field, with JSON nested too deeply for Python's
+    decoder (RecursionError) as a form error instead of a 500."""
+
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except RecursionError:
+            raise forms.ValidationError("This JSON nests too deeply.", code="invalid") from None
+
+    def bound_data(self, data, initial):
+        try:
+            return super().bound_data(data, initial)
+        except RecursionError:
+            return InvalidJSONInput(data)
+
+
 class LadderSettingsForm(forms.ModelForm):
     class Meta:
         model = LadderSettings
         fields = "__all__"
+        field_classes = {"game_options": GameOptionsField}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

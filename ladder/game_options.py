@@ -38,7 +38,10 @@ def check_options(
         value = options[name]
         if isinstance(value, str) and not value.lstrip().startswith("{"):
             # a plain string would be read as a file path on the server
-            raise OptionError(f"option {name!r} of {game.id}: give the data inline (JSON)")
+            raise OptionError(
+                f"option {name!r} of {game.id}: give the data as a JSON object, not a "
+                "string (a string would be read as a file path on the server)"
+            )
     clean = game.validate_options(options)
     for seats in game.seat_counts if seat_counts is None else seat_counts:
         try:
@@ -64,6 +67,21 @@ def non_default(game: GameDef, options: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
 def clean_ladder_options(value: Any) -> dict[str, dict[str, Any]]:
     """The admin's `{game id: {option: value}}` checked, keeping per game only
     what differs from the defaults; ValueError (OptionError) naming the game
@@ -72,14 +90,14 @@ def clean_ladder_options(value: Any) -> dict[str, dict[str, Any]]:
         return {}
     if not isinstance(value, dict):
         raise ValueError(
-            f"expected a JSON object {{game id: {{option: value}}}}, got {type(value).__name__}"
+            f"expected a JSON object {{game id: {{option: value}}}}, got {json_kind(value)}"
         )
     clean: dict[str, dict[str, Any]] = {}
     for game_id, options in value.items():
         game = get_game(game_id)  # OptionError: unknown game, naming the known ones
         if not isinstance(options, dict):
             raise ValueError(
-                f"{game_id}: expected a JSON object {{option: value}}, got {type(options).__name__}"
+                f"{game_id}: expected a JSON object {{option: value}}, got {json_kind(options)}"
             )
         changed = non_default(game, check_options(game, options))
         if changed:

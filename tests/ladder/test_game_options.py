@@ -72,12 +72,27 @@ def with_nul() -> dict:
 @pytest.mark.parametrize(
     "value, message",
     [
-        ([ESR], "expected a JSON object {game id: {option: value}}, got list"),
+        ([ESR], "expected a JSON object {game id: {option: value}}, got an array"),
+        ('"x"', "expected a JSON object {game id: {option: value}}, got a string"),
+        pytest.param(
+            f'{{"{ESR}": {{"components": {"[" * 5000 + "]" * 5000}}}}}',
+            "nests too deeply",
+            id="deep-json",
+        ),
+        pytest.param(
+            {ESR: {"components": '{"a":' * 5000 + "1" + "}" * 5000}},
+            "nested too deeply",
+            id="deep-json-in-a-string",
+        ),
+        ('{"splendor-duel": {"step_cap": 1e400}}', "whole number, not inf"),
         ({ESR: ["untaken_event"]}, f"{ESR}: expected a JSON object {{option: value}}"),
         ({"chess": {}}, "unknown game 'chess'"),
         ({ESR: {"untaken": "keep"}}, f"unknown option 'untaken' for {ESR}"),
         ({ESR: {"untaken_event": "hide"}}, f"option 'untaken_event' of {ESR}: expected one of"),
-        ({ESR: {"components": "/etc/passwd"}}, f"option 'components' of {ESR}: give the data"),
+        (
+            {ESR: {"components": "/etc/passwd"}},
+            f"option 'components' of {ESR}: give the data as a JSON object, not a string",
+        ),
         ({ESR: {"components": "{not json"}}, f"option 'components' of {ESR}: not valid JSON"),
         ({ESR: {"components": not_dealing()}}, "do not deal whole rounds to 3 seats"),
         ({ESR: {"components": with_nul()}}, "NUL characters"),
