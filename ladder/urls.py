@@ -1,7 +1,23 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import path, register_converter
 
 from ladder import health, views, views_account, views_docs, views_replay, views_upload
+
+
+class RowId:
+    """A row id: at most 18 digits, so it fits the database's 64-bit integers.
+    A longer number is no page (404) rather than an overflow in the query."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(RowId, "id")
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,23 +25,23 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("queue/", views.queue, name="queue"),
     path("games/<slug:game>/", views.leaderboard, name="leaderboard"),
-    path("bots/<int:bot_id>/", views.bot_detail, name="bot"),
-    path("bots/<int:bot_id>/versions/<int:number>/", views_upload.version_detail, name="version"),
+    path("bots/<id:bot_id>/", views.bot_detail, name="bot"),
+    path("bots/<id:bot_id>/versions/<id:number>/", views_upload.version_detail, name="version"),
     path(
-        "bots/<int:bot_id>/versions/<int:number>/status.json",
+        "bots/<id:bot_id>/versions/<id:number>/status.json",
         views_upload.version_status,
         name="version_status",
     ),
     path(
-        "bots/<int:bot_id>/versions/<int:number>/source",
+        "bots/<id:bot_id>/versions/<id:number>/source",
         views.version_source,
         name="version_source",
     ),
     path("upload/", views_upload.upload, name="upload"),
-    path("matches/<int:match_id>/", views.match_detail, name="match"),
-    path("matches/<int:match_id>/replay.json.gz", views.match_replay, name="match_replay"),
-    path("matches/<int:match_id>/frames.json", views_replay.frames, name="match_frames_json"),
-    path("matches/<int:match_id>/live.json", views_replay.live, name="match_live_json"),
+    path("matches/<id:match_id>/", views.match_detail, name="match"),
+    path("matches/<id:match_id>/replay.json.gz", views.match_replay, name="match_replay"),
+    path("matches/<id:match_id>/frames.json", views_replay.frames, name="match_frames_json"),
+    path("matches/<id:match_id>/live.json", views_replay.live, name="match_live_json"),
     # accounts
     path("accounts/signup/", views_account.signup, name="signup"),
     path(
@@ -47,7 +63,7 @@ urlpatterns = [
     path("accounts/", views_account.account, name="account"),
     path("accounts/tokens/", views_account.tokens, name="tokens"),
     path(
-        "accounts/tokens/<int:token_id>/revoke/",
+        "accounts/tokens/<id:token_id>/revoke/",
         views_account.token_revoke,
         name="token_revoke",
     ),

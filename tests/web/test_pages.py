@@ -135,6 +135,16 @@ def test_unknown_game_is_404(client: Client) -> None:
     assert response.status_code == 404
 
 
+@pytest.mark.parametrize("bot_id", ["9223372036854775808", "99999999999999999999999"])
+@pytest.mark.parametrize(
+    "page",
+    ["/bots/{}/versions/1/", "/bots/{}/versions/1/status.json", "/bots/{}/versions/1/source"],
+)
+def test_ids_beyond_the_database_range_are_404(client: Client, alice, page, bot_id) -> None:
+    client.force_login(alice)  # signed in: the version pages look the bot up first
+    assert client.get(page.format(bot_id)).status_code == 404
+
+
 def test_bot_page_public_parts(client: Client, ladder) -> None:
     a, b, _ = ladder
     text = client.get(f"/bots/{a.pk}/").content.decode()
