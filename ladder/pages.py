@@ -47,6 +47,8 @@ class SortKey:
     #: order_by() arguments for the natural direction (best first)
     natural: tuple
     reverse: tuple
+    #: the natural direction is A→Z / 1→n (rank, names), not highest first
+    ascending: bool = False
 
 
 def _desc(name: str) -> F:
@@ -59,10 +61,10 @@ def _asc(name: str) -> F:
 
 SORTS: dict[str, SortKey] = {
     "rank": SortKey(
-        "#", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk")
+        "#", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk"), True
     ),
-    "bot": SortKey("bot", ("name",), ("-name",)),
-    "owner": SortKey("owner", ("owner__username", "name"), ("-owner__username", "-name")),
+    "bot": SortKey("bot", ("name",), ("-name",), True),
+    "owner": SortKey("owner", ("owner__username", "name"), ("-owner__username", "-name"), True),
     "rating": SortKey("rating", (_desc("rating__fitted"), "pk"), (_asc("rating__fitted"), "-pk")),
     "elo": SortKey("Elo", (_desc("rating__elo"), "pk"), (_asc("rating__elo"), "-pk")),
     "games": SortKey(

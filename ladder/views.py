@@ -109,7 +109,8 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
                 "key": name,
                 "label": spec.label,
                 "active": active,
-                "reverse": reverse,
+                # what the values do down the column (aria-sort and the arrow)
+                "ascending": spec.ascending != reverse,
                 "href": f"?sort={target}",
             }
         )
