@@ -21,6 +21,14 @@ class Check:
     ok: bool
     detail: str
     warning: bool = False  # ok, but something a user should know
+    #: for staff only: where a service is, the error text of its driver
+    staff_detail: str = ""
+
+    def as_json(self, staff: bool) -> dict:
+        data = {"name": self.name, "ok": self.ok, "warning": self.warning, "detail": self.detail}
+        if staff and self.staff_detail:
+            data["staff_detail"] = self.staff_detail
+        return data
 
 
 def check_database() -> Check:
@@ -30,9 +38,9 @@ def check_database() -> Check:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:  # any driver error means "not reachable"
-        return Check("Database", False, f"{vendor}: {exc}")
+        return Check("Database", False, f"{vendor}: not reachable", staff_detail=str(exc))
     where = settings.DATABASES["default"].get("HOST") or settings.DATABASES["default"]["NAME"]
-    return Check("Database", True, f"{vendor} at {where}")
+    return Check("Database", True, vendor, staff_detail=f"at {where}")
 
 
 def check_broker() -> Check:
@@ -42,7 +50,7 @@ def check_broker() -> Check:
         with celery_app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
     except Exception as exc:  # kombu raises transport-specific errors
-        return Check("Task broker", False, f"{kind}: {exc}")
+        return Check("Task broker", False, f"{kind}: not reachable", staff_detail=str(exc))
     return Check("Task broker", True, kind)
 
 

@@ -81,10 +81,7 @@ def status(request: HttpRequest) -> HttpResponse:
     if request.GET.get("format") == "json" or request.headers.get("Accept") == "application/json":
         data = {
             "ok": ok,
-            "checks": [
-                {"name": c.name, "ok": c.ok, "warning": c.warning, "detail": c.detail}
-                for c in checks
-            ],
+            "checks": [c.as_json(request.user.is_staff) for c in checks],
         }
         return JsonResponse(data, status=200 if ok else 503)
     return render(request, "ladder/status.html", {"checks": checks, "ok": ok})

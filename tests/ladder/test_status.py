@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
+from django.utils.html import escape
 
 from ladder.models import WorkerHeartbeat
 
@@ -31,6 +33,20 @@ def test_workers_row_follows_heartbeats(client: Client) -> None:
     assert "worker@test" in workers["detail"]
     database = next(c for c in data["checks"] if c["name"] == "Database")
     assert database["ok"] is True
+
+
+@pytest.mark.django_db
+def test_where_the_database_is_shown_to_staff_only(client: Client, settings) -> None:
+    where = settings.DATABASES["default"].get("HOST") or str(settings.DATABASES["default"]["NAME"])
+    for ask in ("/status/", "/status/?format=json"):
+        page = client.get(ask).content.decode()
+        assert where not in page and escape(where) not in page
+    staff = get_user_model().objects.create_user("op", "op@example.org", "pw", is_staff=True)
+    client.force_login(staff)
+    assert escape(where) in client.get("/status/").content.decode()
+    data = client.get("/status/?format=json").json()
+    database = next(c for c in data["checks"] if c["name"] == "Database")
+    assert database["staff_detail"] == f"at {where}"
 
 
 @pytest.mark.django_db
