@@ -27,7 +27,11 @@ from ladder.models import (
     RatingHistory,
     WorkerHeartbeat,
 )
-from ladder.results import discard_stray_replays, give_up_validation
+from ladder.results import (
+    cancel_queued_ladder_matches,
+    discard_stray_replays,
+    give_up_validation,
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -194,8 +198,12 @@ class BotAdmin(admin.ModelAdmin):
 
     @admin.action(description="Disable: stop scheduling these bots")
     def disable_bots(self, request, queryset) -> None:
-        n = queryset.update(enabled=False)
-        self.message_user(request, f"{n} bots disabled.")
+        with transaction.atomic():
+            ids = list(queryset.values_list("pk", flat=True))
+            n = Bot.objects.filter(pk__in=ids).update(enabled=False)
+            cancelled = cancel_queued_ladder_matches(ids, "not played: a bot was disabled")
+        note = f" {cancelled} of their queued ladder matches cancelled." if cancelled else ""
+        self.message_user(request, f"{n} bots disabled.{note}")
 
     @admin.action(description="Enable (and clear a fault pause)")
     def enable_bots(self, request, queryset) -> None:

@@ -198,6 +198,28 @@ def count_faults(seats: list[MatchSeat]) -> None:
                 f"{row.fault_detail[:150]}); upload a fixed version to play again"
             )
         Bot.objects.filter(pk=bot.pk).update(consecutive_faults=faults, paused_reason=reason)
+        if reason and not bot.paused_reason:
+            cancel_queued_ladder_matches([bot.pk], f"not played: {bot.name} was paused")
+
+
+def cancel_queued_ladder_matches(bot_ids, why: str) -> int:
+    """A bot that stops playing (paused after faults, disabled) plays none of
+    the ladder matches already queued for it: they are cancelled, unrated,
+    rather than forfeited one by one. Returns how many."""
+    ids = list(
+        Match.objects.filter(
+            status=Match.Status.QUEUED,
+            kind=Match.Kind.LADDER,
+            seats__version__bot_id__in=bot_ids,
+        )
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    cancelled = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, reason=why[:200]
+    )
+    transaction.on_commit(lambda: discard_stray_replays(ids))
+    return cancelled
 
 
 def decide_validation(match: Match) -> None:

@@ -128,10 +128,15 @@ def test_pause_and_resume_the_ladder(admin_client) -> None:
 
 def test_disable_and_enable_bots(admin_client) -> None:
     bot = install_builtin("splendor-duel", "random", bot_name="adm-c")
+    other = install_builtin("splendor-duel", "random", bot_name="adm-c2")
+    queued = create_match("splendor-duel", [other.active_version, bot.active_version])
     Bot.objects.filter(pk=bot.pk).update(paused_reason="3 faults in a row", consecutive_faults=3)
-    assert "1 bots disabled" in act(admin_client, Bot, "disable_bots", [bot])
+    message = act(admin_client, Bot, "disable_bots", [bot])
+    assert "1 bots disabled. 1 of their queued ladder matches cancelled." in message
     bot.refresh_from_db()
     assert not bot.enabled
+    queued.refresh_from_db()
+    assert queued.status == Match.Status.CANCELLED
     act(admin_client, Bot, "enable_bots", [bot])
     bot.refresh_from_db()
     assert bot.enabled and bot.paused_reason == "" and bot.consecutive_faults == 0

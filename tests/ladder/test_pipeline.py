@@ -503,6 +503,30 @@ def test_bot_faults_are_rated_and_pause_after_a_streak(alice, process_sandbox, s
     assert not bad.plays
 
 
+def test_a_paused_bot_plays_none_of_its_queued_ladder_matches(
+    alice, process_sandbox, settings
+) -> None:
+    settings.FAULTS_BEFORE_PAUSE = 2
+    good, other = ladder_bots(2)
+    bad = create_bot(alice, "splendor-duel", "bad")
+    version = add_version(bad, "bot.py", CRASH_BOT, validate=False)
+    streak = [create_match("splendor-duel", [version, good.active_version]) for _ in range(2)]
+    waiting = [create_match("splendor-duel", [good.active_version, version]) for _ in range(2)]
+    unrelated = create_match("splendor-duel", [good.active_version, other.active_version])
+    for match in streak:
+        assert tasks.run_match.run(match.pk) == "finished"
+    bad.refresh_from_db()
+    assert not bad.plays
+    for match in waiting:
+        match.refresh_from_db()
+        assert match.status == Match.Status.CANCELLED
+        assert match.reason == "not played: bad was paused"
+        assert tasks.run_match.run(match.pk) == "not queued"  # its message does nothing
+    assert Rating.objects.get(bot=bad).elo_games == 2  # the two it played, no forfeits
+    unrelated.refresh_from_db()
+    assert unrelated.status == Match.Status.QUEUED
+
+
 def test_scheduler_fills_to_depth_with_mirrored_pairs(process_sandbox, settings) -> None:
     settings.QUEUE_DEPTH_PER_WORKER = 3
     ladder_bots(4)
