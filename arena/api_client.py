@@ -69,6 +69,9 @@ def config_path(env: dict[str, str] | os._Environ = os.environ) -> Path:
 def load_config(env: dict[str, str] | os._Environ = os.environ) -> Config:
     path = config_path(env)
     values: dict[str, Any] = {}
+    if env.get("GEMARENA_CONFIG") and not path.is_file():
+        # named on purpose: falling back to the defaults would hide a typo
+        raise ClientError(f"GEMARENA_CONFIG names {path}, which is not a file")
     if path.is_file():
         try:
             values = tomllib.loads(path.read_text(encoding="utf-8"))

@@ -25,6 +25,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena new-bot: {exc}", file=sys.stderr)
         return 2
     target: Path = args.dir
+    if target.exists() and not target.is_dir():
+        print(f"arena new-bot: {target} exists and is not a directory", file=sys.stderr)
+        return 2
     if target.exists() and any(target.iterdir()):
         print(f"arena new-bot: {target} exists and is not empty", file=sys.stderr)
         return 2

@@ -23,7 +23,8 @@ def cli_env(monkeypatch, tmp_path, live_server, alice_token):
     """The CLI pointed at the live server with alice's token, and no config file."""
     monkeypatch.setenv("GEMARENA_URL", live_server.url)
     monkeypatch.setenv("GEMARENA_TOKEN", alice_token)
-    monkeypatch.setenv("GEMARENA_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.delenv("GEMARENA_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))  # no config file
     return live_server
 
 
@@ -217,7 +218,8 @@ def test_ladder_rules_from_an_unreachable_server_is_a_clear_error(
     monkeypatch, tmp_path, capsys
 ) -> None:
     monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")  # discard port: nothing listens
-    monkeypatch.setenv("GEMARENA_CONFIG", str(tmp_path / "absent.toml"))
+    monkeypatch.delenv("GEMARENA_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))  # no config file
     code = main(["play", "splendor-duel", "builtin:random", "builtin:random",
                  "--ladder-rules", "--no-replay"])  # fmt: skip
     assert code == 2

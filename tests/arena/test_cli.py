@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from arena.api_client import ClientError, load_config
 from arena.cli import main
 from arena.replay import load_replay
 from tests.arena.bots import BASE
@@ -128,3 +131,33 @@ def test_tournament_table(capsys) -> None:
     assert code == 0
     assert "4/4" in captured.err
     assert "Elo" in captured.out and "builtin:random#2" in captured.out
+
+
+def test_new_bot_onto_an_existing_file_is_a_clear_error(tmp_path: Path, capsys) -> None:
+    existing = tmp_path / "main.py"
+    existing.write_text("print('mine')\n")
+    assert main(["new-bot", "splendor-duel", str(existing)]) == 2
+    assert f"{existing} exists and is not a directory" in capsys.readouterr().err
+    assert existing.read_text() == "print('mine')\n"
+
+
+def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """`arena replay show … | head` must not end in a BrokenPipeError traceback."""
+    replay = tmp_path / "game.json.gz"
+    assert main(["play", "splendor-duel", "builtin:random", "builtin:random",
+                 "--sandbox", "process", "--out", str(replay)]) == 0  # fmt: skip
+    arena = Path(sys.executable).with_name("arena")
+    show = subprocess.Popen(
+        [str(arena), "replay", "show", str(replay)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    show.stdout.close()  # the reader is gone before the first line
+    _, err = show.communicate(timeout=60)
+    assert show.returncode == 141
+    assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+def test_a_named_config_file_that_is_missing_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "typo.toml"
+    with pytest.raises(ClientError, match=f"GEMARENA_CONFIG names {missing}, which is not a file"):
+        load_config({"GEMARENA_CONFIG": str(missing)})
+    assert load_config({"XDG_CONFIG_HOME": str(tmp_path)}).url  # no file by default: defaults
