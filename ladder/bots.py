@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import shutil
 import zipfile
 from datetime import timedelta
@@ -76,12 +77,19 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
 
 def check_upload_rate(owner) -> None:
     """Refuse an upload over the hourly limit; call it with the owner locked."""
-    since = timezone.now() - timedelta(hours=1)
-    recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=since).count()
-    if recent >= settings.MAX_UPLOADS_PER_HOUR:
+    now = timezone.now()
+    recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=now - timedelta(hours=1))
+    count = recent.count()
+    if count >= settings.MAX_UPLOADS_PER_HOUR:
+        # the window frees a place when the upload that made it full is an hour old
+        freed = recent.order_by("-created_at").values_list("created_at", flat=True)[
+            settings.MAX_UPLOADS_PER_HOUR - 1
+        ]
+        minutes = max(1, math.ceil((freed + timedelta(hours=1) - now).total_seconds() / 60))
         raise LimitError(
-            f"you uploaded {recent} versions in the last hour; the limit is "
-            f"{settings.MAX_UPLOADS_PER_HOUR} per hour"
+            f"you uploaded {count} versions in the last hour; the limit is "
+            f"{settings.MAX_UPLOADS_PER_HOUR} per hour (you can upload again in "
+            f"{minutes} minute{'s' if minutes != 1 else ''})"
         )
 
 

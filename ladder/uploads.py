@@ -55,7 +55,10 @@ def check_upload(name: str, data: bytes) -> CheckedUpload:
     elif lower.endswith(".zip"):
         files = _unzip(data)
     else:
-        raise UploadError("upload a single .py file or a .zip with main.py at its root")
+        raise UploadError(
+            "upload a single .py file or a .zip with main.py at its root "
+            "(or in the one folder that holds everything)"
+        )
     _check_main(files["main.py"])
     return CheckedUpload(
         PurePosixPath(name).name or "main.py", data, files, hashlib.sha256(data).hexdigest()
@@ -131,10 +134,13 @@ def _unzip(data: bytes) -> dict[str, bytes]:
             raise UploadError(f"the zip holds {path!r} twice")
         files[path] = content
     _check_file_tree(files)
+    files = _without_wrapping_folder(files)
     if "main.py" not in files:
         nested = sorted(p for p in files if p.endswith("/main.py"))
         hint = (
-            f" (found {nested[0]!r}: zip the folder's contents, not the folder)" if nested else ""
+            f" (found {nested[0]!r}: put main.py at the root, or zip only the folder that holds it)"
+            if nested
+            else ""
         )
         raise UploadError("the zip has no main.py at its root" + hint)
     return files
@@ -172,6 +178,19 @@ def _check_file_tree(files: dict[str, bytes]) -> None:
         for folder in PurePosixPath(path).parents:
             if str(folder) in files:
                 raise UploadError(f"{str(folder)!r} is both a file and the folder of {path!r}")
+
+
+def _without_wrapping_folder(files: dict[str, bytes]) -> dict[str, bytes]:
+    """A zip made of a folder ("mybot/main.py", "mybot/lib/x.py"), as the
+    starter kit and most "compress this folder" tools make it, is that
+    folder's contents; any other layout is kept as it is."""
+    if "main.py" in files:
+        return files
+    tops = {path.split("/", 1)[0] for path in files}
+    top = tops.pop() if len(tops) == 1 else ""
+    if not top or f"{top}/main.py" not in files:
+        return files
+    return {path[len(top) + 1 :]: content for path, content in files.items()}
 
 
 def _check_main(source: bytes) -> None:

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from ladder.bots import add_version, create_bot
+from ladder.bots import LimitError, NameTakenError, add_version, create_bot
 from ladder.forms import UploadForm
 from ladder.models import BotVersion, Match
 from ladder.pages import can_see_private
@@ -19,6 +19,7 @@ from ladder.uploads import UploadError
 @login_required
 def upload(request: HttpRequest) -> HttpResponse:
     form = UploadForm(request.user, request.POST or None, request.FILES or None)
+    file_refused = True
     if request.method == "GET" and request.GET.get("bot"):
         form.initial["bot"] = request.GET["bot"]
     if request.method == "POST" and form.is_valid():
@@ -31,11 +32,17 @@ def upload(request: HttpRequest) -> HttpResponse:
                 version = add_version(bot, upload.name, upload.read())
         except (UploadError, ValueError) as exc:
             form.add_error(None, str(exc))
+            # a limit or a name is not the file's fault: "fix the file" would mislead
+            file_refused = isinstance(exc, UploadError) and not isinstance(
+                exc, (LimitError, NameTakenError)
+            )
         else:
             messages.success(request, f"{bot.name} v{version.number} uploaded; validating now.")
             return redirect("version", bot_id=bot.pk, number=version.number)
     status = 400 if request.method == "POST" else 200
-    return render(request, "ladder/upload.html", {"form": form}, status=status)
+    return render(
+        request, "ladder/upload.html", {"form": form, "file_refused": file_refused}, status=status
+    )
 
 
 def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:

@@ -87,7 +87,8 @@ REFUSED = [
     ("bot.tar.gz", GOOD, "single .py file or a .zip"),
     ("bot.zip", b"PK\x03\x04 not really", "not a readable zip"),
     ("bot.zip", make_zip({"helper.py": GOOD}), "no main.py at its root"),
-    ("bot.zip", make_zip({"mybot/main.py": GOOD}), "zip the folder's contents"),
+    ("bot.zip", make_zip({"mybot/main.py": GOOD, "notes.txt": b"x"}), "zip only the folder"),
+    ("bot.zip", make_zip({"a/b/main.py": GOOD}), "zip only the folder"),
     ("bot.zip", make_zip({"main.py": GOOD, "../evil.py": b"x"}), "path traversal"),
     ("bot.zip", make_zip({"main.py": GOOD, "/etc/cron.d/x": b"x"}), "path traversal"),
     ("bot.zip", zip_with_symlink(), "symbolic link"),
@@ -121,3 +122,18 @@ def test_identical_to_previous_version_is_refused() -> None:
     first = check_upload("bot.py", GOOD)
     with pytest.raises(UploadError, match="identical"):
         check_not_identical(check_upload("bot.py", GOOD), first.sha256)
+
+
+def test_a_zip_of_one_folder_is_that_folders_contents() -> None:
+    """As the starter kit and "compress this folder" tools make it."""
+    checked = check_upload(
+        "mybot.zip", make_zip({"mybot/main.py": GOOD, "mybot/lib/helper.py": b"X = 1\n"})
+    )
+    assert set(checked.files) == {"main.py", "lib/helper.py"}
+
+
+def test_the_sites_starter_kit_can_be_uploaded_as_it_is() -> None:
+    from ladder.views_docs import starter_zip_bytes
+
+    checked = check_upload("splendor-duel-starter.zip", starter_zip_bytes("splendor-duel"))
+    assert set(checked.files) == {"main.py", "README.md", "gemarena_sdk.py"}

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
+from django.utils import timezone
 
 from ladder import tasks
 from ladder.models import Bot, BotVersion, Match
@@ -84,6 +87,20 @@ def test_refused_file_stores_nothing(client: Client, alice) -> None:
     assert "syntax error on line 1" in text and "Nothing was stored" in text
     assert not Bot.objects.filter(name="broken").exists()  # no empty bot left behind
     assert not BotVersion.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_hourly_limit_says_when_uploading_is_possible_again(
+    client: Client, alice, settings
+) -> None:
+    settings.MAX_UPLOADS_PER_HOUR = 1
+    bot = make_bot(alice, "hourly")
+    BotVersion.objects.filter(bot=bot).update(created_at=timezone.now() - timedelta(minutes=20))
+    client.force_login(alice)
+    text = upload(client, RANDOM_BOT + b"# v2\n", bot=bot.pk).content.decode()
+    assert "the limit is 1 per hour (you can upload again in 40 minutes)" in text
+    assert "Nothing was stored." in text and "fix the file" not in text
+    assert bot.versions.count() == 1
 
 
 @pytest.mark.django_db
