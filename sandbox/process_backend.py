@@ -37,6 +37,14 @@ from sandbox.base import (
 )
 from sandbox.streams import LineBuffer, Tail
 
+#: The memory limit here is RLIMIT_AS, which counts reserved address space,
+#: and glibc reserves a 64 MiB malloc arena for each new thread: under 256 MiB
+#: a bot could start only about 6 threads (in Docker, where memory is counted
+#: as used, 60 or so). With one arena, shared by all threads, each thread
+#: costs its stack only (a second arena, made when threads contend for the
+#: first, would take 64 MiB again at random moments).
+ADDRESS_SPACE_ENV = {"MALLOC_ARENA_MAX": "1"}
+
 log = logging.getLogger(__name__)
 
 PYTHON_ENV = "SANDBOX_PROCESS_PYTHON"
@@ -157,6 +165,8 @@ class ProcessBackend(Backend):
             "--setenv", "LANG", "C.UTF-8",
             "--setenv", "OMP_NUM_THREADS", "1",
             "--setenv", "OPENBLAS_NUM_THREADS", "1",
+            *(arg for name, value in ADDRESS_SPACE_ENV.items()
+              for arg in ("--setenv", name, value)),
             self.python, "-I", "-u", *argv,
         ]  # fmt: skip
         return cmd
@@ -199,7 +209,7 @@ class ProcessBackend(Backend):
         else:
             argv = ["/bot/main.py" if self.bwrap else "main.py"]
         cmd = self._command(bot_dir, limits, self.extra_lib, argv)
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", **ADDRESS_SPACE_ENV}
 
         def limit() -> None:  # runs in the child between fork and exec
             for res, value in (

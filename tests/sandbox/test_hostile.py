@@ -91,6 +91,9 @@ def test_threads_count_against_the_pids_limit(harness):
         found = reply_json(harness.ask(bot, wait_s=30))
     assert found["threads"] < LIMITS.pids, found
     assert found["error"], found
+    # and yet a bot gets a useful number: under the process backend's
+    # RLIMIT_AS, glibc's per-thread malloc arenas allowed 2 (now MALLOC_ARENA_MAX=1)
+    assert found["threads"] >= 8, found
     harness.finish(bot)
 
 
