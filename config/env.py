@@ -8,8 +8,11 @@ line on stderr, not a traceback (`report_setting_errors`).
 from __future__ import annotations
 
 import os
+import re
 import sys
+from typing import Any
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 
@@ -72,6 +75,15 @@ def env_int(name: str, default: int, minimum: int | None = None, maximum: int | 
     return value
 
 
+def env_match(name: str, default: str, pattern: str, meaning: str) -> str:
+    """Text that must match `pattern` whole (`meaning` says what it allows);
+    unset or empty is the default."""
+    value = env_str(name) or default
+    if not re.fullmatch(pattern, value):
+        raise SettingError(f"{name}={value!r}: {meaning}")
+    return value
+
+
 def env_choice(name: str, choices: tuple[str, ...], default: str) -> str:
     value = env_str(name, default).lower()
     if value not in choices:
@@ -84,3 +96,33 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
     if raw is None:
         return list(default or [])
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+#: the engines a DATABASE_URL may name: what the platform is built and tested on
+DATABASE_ENGINES = ("django.db.backends.postgresql", "django.db.backends.sqlite3")
+POSTGRES_EXAMPLE = "postgres://user:password@host:5432/gemarena"
+
+
+def database_from_url(name: str, url: str, **options: Any) -> dict[str, Any]:
+    """Django's DATABASES entry for a PostgreSQL (or SQLite file) URL.
+
+    The messages raised here never repeat the URL: it holds the password."""
+    try:
+        database = dj_database_url.parse(url, **options)
+    except Exception as exc:  # dj_database_url raises several types
+        raise SettingError(f"{name} is not a database URL: {exc}") from None
+    scheme = url.partition(":")[0]
+    if database["ENGINE"] not in DATABASE_ENGINES:
+        # e.g. mysql:// would fail later with a traceback about a missing driver
+        raise SettingError(
+            f"{name}: {scheme}:// databases are not supported; give a PostgreSQL URL "
+            f"({POSTGRES_EXAMPLE}), or leave it unset for the embedded SQLite"
+        )
+    if database["ENGINE"] == "django.db.backends.postgresql" and not database["NAME"]:
+        raise SettingError(f"{name}: the URL names no database; give it as {POSTGRES_EXAMPLE}")
+    if database["ENGINE"] == "django.db.backends.sqlite3" and database["NAME"] == ":memory:":
+        raise SettingError(
+            f"{name}: sqlite:// names no file (an in-memory database is empty in every "
+            "process); give sqlite:////absolute/path.sqlite3, or leave it unset"
+        )
+    return database

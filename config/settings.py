@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import dj_database_url
-
 from config.env import (
     SettingError,
+    database_from_url,
     env_bool,
     env_choice,
     env_int,
     env_list,
+    env_match,
     env_str,
     report_setting_errors,
 )
@@ -95,14 +95,13 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    try:
-        # health checks: a connection broken by a database restart is replaced
-        # at the start of the next task or request instead of failing it
-        DATABASES = {
-            "default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)
-        }
-    except Exception as exc:  # dj_database_url raises several types
-        raise SettingError(f"DATABASE_URL is not a database URL: {exc}") from None
+    # health checks: a connection broken by a database restart is replaced
+    # at the start of the next task or request instead of failing it
+    DATABASES = {
+        "default": database_from_url(
+            "DATABASE_URL", DATABASE_URL, conn_max_age=60, conn_health_checks=True
+        )
+    }
 else:
     DATABASES = {
         "default": {
@@ -143,8 +142,14 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 #: the queue matches are sent to and workers take them from; two platforms may
-#: share one Redis with different queues (tests use a queue of their own)
-CELERY_TASK_DEFAULT_QUEUE = env_str("GEMARENA_QUEUE", "gemarena")
+#: share one Redis with different queues (tests use a queue of their own). The
+#: filesystem broker puts the name in file names, so it is kept to safe characters.
+CELERY_TASK_DEFAULT_QUEUE = env_match(
+    "GEMARENA_QUEUE",
+    "gemarena",
+    r"[A-Za-z0-9._-]{1,100}",
+    "a queue name is 1-100 letters, digits, '.', '-' and '_'",
+)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "ladder.tasks.heartbeat", "schedule": 20.0},
@@ -180,10 +185,14 @@ MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1)
 MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 300, minimum=30)
 #: queued ladder matches kept per live worker process
 QUEUE_DEPTH_PER_WORKER = env_int("QUEUE_DEPTH_PER_WORKER", 4, minimum=1)
-MOVE_MS = env_int("MOVE_MS", 1000, minimum=10)
-BANK_MS = env_int("BANK_MS", 10000, minimum=0)
-STARTUP_MS = env_int("STARTUP_MS", 10000, minimum=100)
-BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=32)
+#: a bot time limit above an hour is a typo; far above, it overflows the
+#: sandbox's timeouts (poll() takes at most 2**31 - 1 ms) at match time
+MAX_LIMIT_MS = 3_600_000
+MOVE_MS = env_int("MOVE_MS", 1000, minimum=10, maximum=MAX_LIMIT_MS)
+BANK_MS = env_int("BANK_MS", 10000, minimum=0, maximum=MAX_LIMIT_MS)
+STARTUP_MS = env_int("STARTUP_MS", 10000, minimum=100, maximum=MAX_LIMIT_MS)
+#: 64 GiB per bot; Docker refuses a container whose limit overflows its int64 bytes
+BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=32, maximum=65536)
 
 # --- Static files, auth, i18n ------------------------------------------------
 STATIC_URL = "static/"
