@@ -53,8 +53,13 @@ class Channel(filesystem.Channel):
             raise ChannelError(f"cannot add message {name!r} to the queue: {exc}") from exc
 
     def _get(self, queue: str):
-        suffix = f".{queue}.msg"
-        names = sorted((n for n in os.listdir(self.data_folder_in) if n.endswith(suffix)), key=_age)
+        # "<stamp>_<uuid>.<queue>.msg": the queue is all after the first dot
+        # (a suffix test would give queue "b" the messages of queue "a.b")
+        wanted = f"{queue}.msg"
+        names = sorted(
+            (n for n in os.listdir(self.data_folder_in) if n.partition(".")[2] == wanted),
+            key=_age,
+        )
         for name in names:
             # Renaming is the claim: of several workers, exactly one succeeds.
             taken = os.path.join(self.data_folder_in, f"taken-{uuid.uuid4().hex}")

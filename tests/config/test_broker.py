@@ -43,8 +43,9 @@ def test_messages_come_out_in_the_order_they_went_in(channel) -> None:
     for body in ("first", "second", "third"):
         chan._put("q", {"body": body})
     chan._put("other", {"body": "elsewhere"})
+    chan._put("x.q", {"body": "a queue whose name ends in .q"})
     assert take_all(chan) == ["first", "second", "third"]
-    assert [p.name.endswith(".other.msg") for p in folder.iterdir()] == [True]
+    assert sorted(p.name.partition(".")[2] for p in folder.iterdir()) == ["other.msg", "x.q.msg"]
 
 
 def test_an_older_message_is_not_overtaken_when_the_clock_gains_a_digit(channel) -> None:
