@@ -72,7 +72,7 @@ def json_kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "true/false"
+        return "a boolean"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):

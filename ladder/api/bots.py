@@ -127,6 +127,11 @@ def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
     GET /api/versions/{id} for `ready` or `rejected` with the reason. A refused upload
     stores nothing."""
     user = require_user(request)
+    parts = len(request.FILES.getlist("file"))
+    if parts > 1:  # ninja would silently take the last one
+        raise ApiError(
+            422, f"send one file: the request has {parts} parts named 'file'", field="file"
+        )
     bot = get_or_404(bots_queryset(), bot_id, "bot")
     if bot.owner_id != user.pk:
         raise ApiError(403, "only the bot's owner may upload versions of it")

@@ -13,6 +13,7 @@ found, each with its own field and message.
 from __future__ import annotations
 
 import logging
+import unicodedata
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -70,15 +71,52 @@ class ErrorOut(Schema):
     error: ErrorBody
 
 
+#: Characters a name may not hide: controls (Cc: NUL, BEL, ...) and format
+#: characters (Cf: bidi overrides such as U+202E, zero-width spaces, ...).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf"})
+
+
+def _hidden_class() -> str:
+    """HIDDEN_CATEGORIES of the Basic Multilingual Plane as regex class ranges
+    (`\\uXXXX`, which Python, Rust and JavaScript regexes all read)."""
+    ranges: list[list[int]] = []
+    for code in range(0x10000):
+        if unicodedata.category(chr(code)) in HIDDEN_CATEGORIES:
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return "".join(
+        f"\\u{low:04x}" if low == high else f"\\u{low:04x}-\\u{high:04x}" for low, high in ranges
+    )
+
+
+_HIDDEN = _hidden_class()
+
 #: Text a user sends: PostgreSQL cannot store a NUL character (it was a 500 there).
 NO_NUL = r"^[^\x00]*$"
-#: ...and a name: also something other than spaces.
-NAME_TEXT = r"^[^\x00]*[^\s\x00][^\x00]*$"
+#: ...and a name: also something other than spaces, and no hidden characters
+#: (the schema's half of `hidden_character`, which also covers the other planes).
+NAME_TEXT = rf"^[^{_HIDDEN}]*[^\s{_HIDDEN}][^{_HIDDEN}]*$"
+#: A bot's name.
+BOT_NAME = r"^[-a-zA-Z0-9_]+$"
 #: What a mismatch of these patterns means, for the error message.
 PATTERN_MEANING = {
     NO_NUL: "text may not contain NUL characters (\\u0000)",
-    NAME_TEXT: "needs a character other than spaces, and no NUL characters (\\u0000)",
+    NAME_TEXT: "needs a character other than spaces, and no control or formatting "
+    "characters (NUL characters, BEL, U+202E and the like)",
+    BOT_NAME: "bot names may use letters, digits, - and _",
 }
+#: pydantic error types of our own (raised as PydanticCustomError)
+NOT_AN_OBJECT = "body_not_object"
+
+
+def hidden_character(text: str) -> str | None:
+    """The first control or format character in `text` ("U+E0001"), or None."""
+    for char in text:
+        if unicodedata.category(char) in HIDDEN_CATEGORIES:
+            return f"U+{ord(char):04X}"
+    return None
 
 
 def error_response(
@@ -130,14 +168,26 @@ def _validation(request: HttpRequest, exc: ValidationError) -> HttpResponse:
     details = []
     for item in exc.errors:
         loc = item.get("loc", ())
-        if item.get("type") == "json_invalid" or (loc and loc[-1] == "__root__"):
+        kind = item.get("type")
+        if kind == "json_invalid" or (loc and loc[-1] == "__root__"):
             return error_response(400, f"the request body is not valid JSON: {item.get('msg')}")
+        # the body as a whole, not one of its fields: empty, or no object
+        if kind == "missing" and len(loc) == 2 and loc[0] == "body":
+            return _whole_body("the request body is empty: send a JSON object")
+        if kind == NOT_AN_OBJECT:
+            return _whole_body(str(item.get("msg")))
         message = str(item.get("msg", "invalid"))
         message = PATTERN_MEANING.get(item.get("ctx", {}).get("pattern"), message)  # not a regex
+        if kind == "extra_forbidden":
+            message = "no such field in this request (misspelled?)"
         details.append({"field": _field_of(loc), "message": message})
     first = details[0] if details else {"field": None, "message": "invalid request"}
     message = f"{first['field']}: {first['message']}" if first["field"] else str(first["message"])
     return error_response(422, message, field=first["field"], details=details)
+
+
+def _whole_body(message: str) -> HttpResponse:
+    return error_response(422, message, details=[{"field": None, "message": message}])
 
 
 def _api_error(request: HttpRequest, exc: ApiError) -> HttpResponse:

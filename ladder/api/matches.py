@@ -114,6 +114,22 @@ def _without_notes(data: bytes, seats: set[int]) -> bytes:
     return replay_to_bytes(replay)
 
 
+def refuse_over_challenge_limit(user) -> None:
+    """429 when `user` has MAX_OPEN_CHALLENGES challenges queued or running."""
+    open_count = Match.objects.filter(
+        kind=Match.Kind.CHALLENGE,
+        requested_by=user,
+        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+    ).count()
+    limit = settings.MAX_OPEN_CHALLENGES
+    if open_count >= limit:
+        raise ApiError(
+            429,
+            f"you have {open_count} challenges queued or running; the limit is "
+            f"{limit}. Wait for one to finish.",
+        )
+
+
 @router.post(
     "/challenges",
     response={201: MatchDetail, **errors(401, 403, 404, 409, 429)},
@@ -126,6 +142,9 @@ def challenge(request: HttpRequest, data: ChallengeIn):
     Every bot must be of the same game, enabled, and have a ready version; the
     number of seats must be one the game is played by."""
     user = require_user(request)
+    # First, unlocked: a request over the limit costs no option check (a large
+    # `components` takes seconds). Checked again under the lock below.
+    refuse_over_challenge_limit(user)
     bot = get_or_404(Bot.objects.select_related("active_version"), data.bot, "bot", field="bot")
     if bot.owner_id != user.pk:
         raise ApiError(403, "you can challenge only with a bot of your own", field="bot")
@@ -166,18 +185,7 @@ def challenge(request: HttpRequest, data: ChallengeIn):
         raise ApiError(422, str(exc), field="options") from None
     with transaction.atomic():
         lock_user(user)
-        open_count = Match.objects.filter(
-            kind=Match.Kind.CHALLENGE,
-            requested_by=user,
-            status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-        ).count()
-        limit = settings.MAX_OPEN_CHALLENGES
-        if open_count >= limit:
-            raise ApiError(
-                429,
-                f"you have {open_count} challenges queued or running; the limit is "
-                f"{limit}. Wait for one to finish.",
-            )
+        refuse_over_challenge_limit(user)  # again: another request may have won the race
         match = create_match(
             game.id,
             lineup,

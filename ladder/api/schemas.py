@@ -3,22 +3,51 @@ fields (logs, source links) are filled only for the bot's owner and staff."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from django.urls import reverse
 from ninja import Field, Schema
+from ninja.schema import DjangoGetter
+from pydantic import ConfigDict, StrictInt, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from arena import all_games
 from ladder.api.auth import sees_private
-from ladder.api.errors import NO_NUL
-from ladder.game_options import GameRules
+from ladder.api.errors import BOT_NAME, NO_NUL, NOT_AN_OBJECT
+from ladder.game_options import GameRules, json_kind
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
 MAX_PAGE = 100_000
 #: ids beyond this are no database id (and overflow SQLite's integers)
 MAX_ID = 2**63 - 1
+#: a challenge's options as compact JSON, in bytes. They are stored on the match
+#: and checked by setting up a table; the largest legitimate value, Edel, Stein &
+#: Reich's whole components.json, is about 6 KB.
+MAX_OPTIONS_BYTES = 64 * 1024
+
+
+class BodyIn(Schema):
+    """A JSON request body: an object, with no fields but the declared ones (a
+    misspelled field is refused, not silently dropped)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _an_object(cls, data: Any) -> Any:
+        # ninja's Schema validates the body twice: as sent (checked here), then
+        # wrapped in its DjangoGetter
+        if not isinstance(data, (dict, DjangoGetter)):
+            fields = ", ".join(cls.model_fields)
+            raise PydanticCustomError(
+                NOT_AN_OBJECT,
+                "the request body must be a JSON object (fields: {fields}), not {kind}",
+                {"fields": fields, "kind": json_kind(data)},
+            )
+        return data
 
 
 class PageQuery(Schema):
@@ -151,13 +180,13 @@ class BotPage(PageMeta):
 GameId = Literal[tuple(g.id for g in all_games())]  # type: ignore[valid-type]
 
 
-class BotIn(Schema):
+class BotIn(BodyIn):
     game: GameId = Field(description="a game id from GET /api/games")
     name: str = Field(
         description="letters, digits, - and _; unique within the game",
         min_length=1,
         max_length=40,
-        pattern=r"^[-a-zA-Z0-9_]+$",
+        pattern=BOT_NAME,
     )
     description: str = Field("", max_length=300, pattern=NO_NUL)
 
@@ -296,15 +325,35 @@ class MatchPage(PageMeta):
     results: list[MatchOut]
 
 
-BotId = Annotated[int, Field(ge=1, le=MAX_ID)]
+#: strict: `true`, `"12"` and `12.0` are no ids (lax parsing read `true` as bot 1)
+BotId = Annotated[StrictInt, Field(ge=1, le=MAX_ID)]
 
 
-class ChallengeIn(Schema):
+class ChallengeIn(BodyIn):
     bot: BotId = Field(description="your bot; it takes seat 0")
     opponents: list[BotId] = Field(
         description="the other bots, in seat order 1, 2, ...", min_length=1, max_length=8
     )
-    options: dict[str, Any] = Field(default_factory=dict, description="game options")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description=f"game options; at most {MAX_OPTIONS_BYTES:,} bytes as compact JSON",
+    )
+
+    @field_validator("options")
+    @classmethod
+    def _bounded(cls, options: dict[str, Any]) -> dict[str, Any]:
+        size = len(
+            json.dumps(options, ensure_ascii=False, separators=(",", ":")).encode(
+                errors="surrogatepass"
+            )
+        )
+        if size > MAX_OPTIONS_BYTES:
+            raise PydanticCustomError(
+                "options_too_large",
+                "the options are {size} bytes as JSON; the limit is {limit} bytes",
+                {"size": f"{size:,}", "limit": f"{MAX_OPTIONS_BYTES:,}"},
+            )
+        return options
 
 
 def seat_out(seat: MatchSeat, viewer) -> dict:

@@ -6,11 +6,13 @@ from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Router, Schema, Status
+from pydantic import field_validator
+from pydantic_core import PydanticCustomError
 
 from ladder import tokens
 from ladder.api.auth import SIGNED_IN, require_user
-from ladder.api.errors import NAME_TEXT, ApiError, errors
-from ladder.api.schemas import MAX_ID
+from ladder.api.errors import NAME_TEXT, ApiError, errors, hidden_character
+from ladder.api.schemas import MAX_ID, BodyIn
 
 router = Router(tags=["account"], auth=SIGNED_IN)
 
@@ -34,13 +36,26 @@ class NewTokenOut(TokenOut):
     token: str = Field(description="the token itself: shown this once, never again")
 
 
-class TokenIn(Schema):
+class TokenIn(BodyIn):
     name: str = Field(
         min_length=1,
         max_length=tokens.MAX_NAME_LENGTH,
         pattern=NAME_TEXT,
-        description="what the token is for (not only spaces)",
+        description="what the token is for (not only spaces; no control or formatting characters)",
     )
+
+    @field_validator("name")
+    @classmethod
+    def _nothing_hidden(cls, name: str) -> str:
+        # NAME_TEXT covers the first plane; this also refuses e.g. U+E0001 (a tag)
+        hidden = hidden_character(name)
+        if hidden:
+            raise PydanticCustomError(
+                "hidden_character",
+                "may not contain control or formatting characters (found {char})",
+                {"char": hidden},
+            )
+        return name
 
 
 def token_out(token) -> dict:
