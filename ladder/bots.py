@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import re
 import shutil
 import zipfile
 from datetime import timedelta
@@ -28,6 +29,10 @@ from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
 SYSTEM_USERNAME = "gemarena"
+#: a bot's name: it appears in URLs and on command lines (`arena upload --bot
+#: NAME`), so it starts with a letter or digit (a leading "-" reads as an option)
+BOT_NAME_PATTERN = r"^[a-zA-Z0-9][-a-zA-Z0-9_]*$"
+BOT_NAME_RULE = "bot names start with a letter or digit, then letters, digits, - and _"
 
 
 class LimitError(UploadError):
@@ -60,6 +65,8 @@ def system_user():
 def create_bot(owner, game: str, name: str, description: str = "", builtin: bool = False) -> Bot:
     """A new, empty bot; raises UploadError with a reason a user can act on."""
     get_game(game)  # unknown game → OptionError (a ValueError) naming it
+    if not re.fullmatch(BOT_NAME_PATTERN, name) or len(name) > 40:
+        raise UploadError(f"{name!r}: {BOT_NAME_RULE} (at most 40)")
     with transaction.atomic():
         if not builtin:
             lock_user(owner)

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 
 from arena import all_games
+from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE
 from ladder.models import Bot
 
 
@@ -21,12 +22,18 @@ class UploadForm(forms.Form):
         queryset=Bot.objects.none(), required=False, empty_label="— a new bot —"
     )
     game = forms.ChoiceField(choices=(), required=False)
-    name = forms.SlugField(
+    name = forms.RegexField(
+        BOT_NAME_PATTERN,
         max_length=40,
         required=False,
-        help_text="Letters, digits, - and _; unique within the game.",
+        help_text="Letters, digits, - and _, starting with a letter or digit; unique within "
+        "the game.",
+        error_messages={"invalid": BOT_NAME_RULE[0].upper() + BOT_NAME_RULE[1:] + "."},
     )
-    file = forms.FileField(help_text="A single .py file, or a .zip with main.py at its root.")
+    file = forms.FileField(
+        help_text="A single .py file, or a .zip with main.py at its root (or in the one "
+        "folder it holds)."
+    )
 
     def __init__(self, user, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

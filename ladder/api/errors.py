@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
-from ladder.bots import LimitError
+from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError
 from ladder.uploads import UploadError
 
 logger = logging.getLogger(__name__)
@@ -99,13 +99,13 @@ NO_NUL = r"^[^\x00]*$"
 #: (the schema's half of `hidden_character`, which also covers the other planes).
 NAME_TEXT = rf"^[^{_HIDDEN}]*[^\s{_HIDDEN}][^{_HIDDEN}]*$"
 #: A bot's name.
-BOT_NAME = r"^[-a-zA-Z0-9_]+$"
+BOT_NAME = BOT_NAME_PATTERN
 #: What a mismatch of these patterns means, for the error message.
 PATTERN_MEANING = {
     NO_NUL: "text may not contain NUL characters (\\u0000)",
     NAME_TEXT: "needs a character other than spaces, and no control or formatting "
     "characters (NUL characters, BEL, U+202E and the like)",
-    BOT_NAME: "bot names may use letters, digits, - and _",
+    BOT_NAME: BOT_NAME_RULE,
 }
 #: pydantic error types of our own (raised as PydanticCustomError)
 NOT_AN_OBJECT = "body_not_object"

@@ -183,7 +183,8 @@ GameId = Literal[tuple(g.id for g in all_games())]  # type: ignore[valid-type]
 class BotIn(BodyIn):
     game: GameId = Field(description="a game id from GET /api/games")
     name: str = Field(
-        description="letters, digits, - and _; unique within the game",
+        description="letters, digits, - and _, starting with a letter or digit; unique within "
+        "the game",
         min_length=1,
         max_length=40,
         pattern=BOT_NAME,

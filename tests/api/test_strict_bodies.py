@@ -204,8 +204,11 @@ def test_ordinary_token_names_are_kept(as_alice) -> None:
     assert response.json()["name"] == name
 
 
-def test_bot_name_error_is_for_people(as_alice) -> None:
-    sent = post(as_alice, "/api/bots", {"game": "splendor-duel", "name": "my bot!"})
+@pytest.mark.parametrize("name", ["my bot!", "--", "-x", "_x"])
+def test_bot_name_error_is_for_people(as_alice, name) -> None:
+    sent = post(as_alice, "/api/bots", {"game": "splendor-duel", "name": name})
     error = assert_error(sent, 422, "invalid", "name")
-    assert error["message"] == "name: bot names may use letters, digits, - and _"
+    assert error["message"] == (
+        "name: bot names start with a letter or digit, then letters, digits, - and _"
+    )
     assert not Bot.objects.exists()

@@ -111,7 +111,10 @@ def test_form_errors_are_named(client: Client, alice, bob, settings) -> None:
     assert missing.status_code == 400
     assert "choose the game" in missing.content.decode()
     bad_name = upload(client, RANDOM_BOT, game="splendor-duel", name="bad name!").content.decode()
-    assert "valid “slug”" in bad_name and "name the new bot" not in bad_name
+    assert "Bot names start with a letter or digit" in bad_name
+    assert "name the new bot" not in bad_name
+    dash = upload(client, RANDOM_BOT, game="splendor-duel", name="--").content.decode()
+    assert "Bot names start with a letter or digit" in dash
     dup = upload(client, RANDOM_BOT, game="splendor-duel", name=taken.name.upper())
     assert "exists already" in dup.content.decode()
     not_mine = upload(client, RANDOM_BOT, bot=taken.pk)
