@@ -89,7 +89,15 @@ def _upload(args: argparse.Namespace) -> int:
             raise ClientError("--create needs --game (see `arena games`)")
         bot = client.post_json("/api/bots", {"game": args.game, "name": args.bot})
         print(f"created bot {bot['name']} ({bot['game']}), id {bot['id']}")
-    version = client.post_file(f"/api/bots/{bot['id']}/versions", "file", filename, data)
+        try:
+            version = client.post_file(f"/api/bots/{bot['id']}/versions", "file", filename, data)
+        except ClientError:
+            # a refused first upload leaves no empty bot behind (as on the web page)
+            client.request("DELETE", f"/api/bots/{bot['id']}")
+            print(f"removed bot {bot['name']} again: its first upload was refused")
+            raise
+    else:
+        version = client.post_file(f"/api/bots/{bot['id']}/versions", "file", filename, data)
     print(
         f"uploaded {filename} ({len(data):,} bytes) as {bot['name']} v{version['number']} "
         f"(version id {version['id']}): {version['status']}"

@@ -82,6 +82,20 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
     return bot
 
 
+def delete_empty_bot(bot: Bot) -> None:
+    """Remove a bot that never had an upload (a name taken by mistake, or
+    left by a first upload that was refused); UploadError otherwise: a bot
+    with versions keeps its matches and ratings on record."""
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        if BotVersion.objects.filter(bot=locked).exists():
+            raise UploadError(
+                f"{locked.name} has uploads, so its matches and ratings stay on record; "
+                "only a bot without any upload can be deleted"
+            )
+        locked.delete()
+
+
 def check_upload_rate(owner) -> None:
     """Refuse an upload over the hourly limit; call it with the owner locked."""
     now = timezone.now()

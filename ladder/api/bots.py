@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import IntegrityError
-from django.http import FileResponse, HttpRequest
+from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import Field, File, Query, Router, Status, UploadedFile
 
 from ladder import bots as bot_service
@@ -90,6 +90,26 @@ def create_bot(request: HttpRequest, data: BotIn):
         taken = bot_service.name_taken(data.game, name) or f"the name {name!r} was just taken"
         raise ApiError(409, taken, field="name") from None
     return Status(201, bot_out(bots_queryset().get(pk=bot.pk)))
+
+
+@router.delete(
+    "/bots/{int:bot_id}",
+    response={204: None, **errors(401, 403, 404, 409)},
+    auth=SIGNED_IN,
+    url_name="bot_delete",
+)
+def delete_bot(request: HttpRequest, bot_id: int):
+    """Delete a bot of yours that has no upload yet (e.g. one whose first
+    upload was refused); a bot with versions stays (409)."""
+    user = require_user(request)
+    bot = get_or_404(Bot.objects.all(), bot_id, "bot")
+    if bot.owner_id != user.pk:
+        raise ApiError(403, "only the bot's owner may delete it")
+    try:
+        bot_service.delete_empty_bot(bot)
+    except bot_service.UploadError as exc:
+        raise ApiError(409, str(exc)) from None
+    return HttpResponse(status=204)
 
 
 @router.get(

@@ -158,6 +158,19 @@ def test_only_the_owner_uploads(as_bob, as_charlie, client, alice) -> None:
     assert not BotVersion.objects.exists()
 
 
+def test_only_an_empty_bot_can_be_deleted_by_its_owner(as_alice, as_bob, client, alice) -> None:
+    empty = Bot.objects.create(owner=alice, game="splendor-duel", name="typo")
+    played = ready_bot(alice, "keeper")
+    assert_error(client.delete(f"/api/bots/{empty.pk}"), 401, "unauthenticated")
+    assert_error(as_bob.delete(f"/api/bots/{empty.pk}"), 403, "forbidden")
+    error = assert_error(as_alice.delete(f"/api/bots/{played.pk}"), 409, "conflict")
+    assert "only a bot without any upload can be deleted" in error["message"]
+    assert as_alice.delete(f"/api/bots/{empty.pk}").status_code == 204
+    assert_error(as_alice.delete(f"/api/bots/{empty.pk}"), 404, "not_found")
+    assert list(Bot.objects.values_list("name", flat=True)) == ["keeper"]
+    assert as_alice.get(f"/api/bots/{played.pk}").status_code == 200  # GET still answers
+
+
 def test_missing_file_field_is_a_validation_error(as_alice, alice) -> None:
     bot = Bot.objects.create(owner=alice, game="splendor-duel", name="nofile")
     response = as_alice.post(f"/api/bots/{bot.pk}/versions", {"other": "x"})

@@ -121,6 +121,12 @@ def test_upload_errors_are_clear(
     fails(["upload", str(bad), "--bot", "strict"], "422 upload_rejected (file)", "syntax error")
     fails(["upload", str(tmp_path / "missing"), "--bot", "strict"], "does not exist")
     assert BotVersion.objects.filter(bot__name="strict").count() == 1
+    # a refused first upload of a new bot leaves no empty bot behind
+    fails(
+        ["upload", str(bad), "--bot", "firsttry", "--game", "splendor-duel", "--create"],
+        "syntax error",
+    )
+    assert not Bot.objects.filter(name="firsttry").exists()
 
     monkeypatch.setenv("GEMARENA_TOKEN", "ga_revoked-or-never-was")
     fails(["upload", str(bot_dir), "--bot", "strict"], "401 bad_token")
