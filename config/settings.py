@@ -157,9 +157,11 @@ CELERY_BEAT_SCHEDULE = {
     "refit-ratings": {"task": "ladder.tasks.refit_ratings", "schedule": 30.0},
     "reap-stale-matches": {"task": "ladder.tasks.reap_stale_matches", "schedule": 60.0},
 }
-WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 90, minimum=10)
+#: longer than a day is a typo; far longer overflows timedelta/Event.wait at run time
+DAY_SECONDS = 86_400
+WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 90, minimum=10, maximum=DAY_SECONDS)
 #: each worker writes its own heartbeat (and re-runs its self-test) this often
-WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 20, minimum=1)
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 20, minimum=1, maximum=DAY_SECONDS)
 
 # --- Sandbox -----------------------------------------------------------------
 SANDBOX_BACKEND = env_choice("SANDBOX_BACKEND", ("auto", "docker", "process"), "auto")
@@ -182,7 +184,7 @@ VALIDATION_MATCHES = env_int("VALIDATION_MATCHES", 2, minimum=1, maximum=20)
 FAULTS_BEFORE_PAUSE = env_int("FAULTS_BEFORE_PAUSE", 5, minimum=1)
 MATCH_MAX_ATTEMPTS = env_int("MATCH_MAX_ATTEMPTS", 3, minimum=1)
 #: a running match whose worker has not reported for this long goes back to the queue
-MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 300, minimum=30)
+MATCH_STALE_SECONDS = env_int("MATCH_STALE_SECONDS", 300, minimum=30, maximum=DAY_SECONDS)
 #: queued ladder matches kept per live worker process
 QUEUE_DEPTH_PER_WORKER = env_int("QUEUE_DEPTH_PER_WORKER", 4, minimum=1)
 #: a bot time limit above an hour is a typo; far above, it overflows the

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from datetime import timedelta
 
 from django.db import transaction
@@ -43,6 +44,19 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+#: Characters a name may not hide: controls (Cc: NUL, BEL, ...) and format
+#: characters (Cf: bidi overrides such as U+202E, zero-width spaces, ...).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf"})
+
+
+def hidden_character(text: str) -> str | None:
+    """The first control or format character in `text` ("U+E0001"), or None."""
+    for char in text:
+        if unicodedata.category(char) in HIDDEN_CATEGORIES:
+            return f"U+{ord(char):04X}"
+    return None
+
+
 def create_token(user, name: str) -> tuple[ApiToken, str]:
     """A new active token for `user`; returns the row and the raw token (show it once)."""
     name = (name or "").strip()
@@ -50,6 +64,9 @@ def create_token(user, name: str) -> tuple[ApiToken, str]:
         raise TokenError("give the token a name, e.g. the machine or script that will use it")
     if len(name) > MAX_NAME_LENGTH:
         raise TokenError(f"the name is {len(name)} characters; the limit is {MAX_NAME_LENGTH}")
+    hidden = hidden_character(name)
+    if hidden:
+        raise TokenError(f"the name may not contain control or formatting characters ({hidden})")
     with transaction.atomic():
         lock_user(user)
         if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:

@@ -23,6 +23,7 @@ from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError
+from ladder.tokens import HIDDEN_CATEGORIES
 from ladder.uploads import UploadError
 
 logger = logging.getLogger(__name__)
@@ -71,11 +72,6 @@ class ErrorOut(Schema):
     error: ErrorBody
 
 
-#: Characters a name may not hide: controls (Cc: NUL, BEL, ...) and format
-#: characters (Cf: bidi overrides such as U+202E, zero-width spaces, ...).
-HIDDEN_CATEGORIES = frozenset({"Cc", "Cf"})
-
-
 def _hidden_class() -> str:
     """HIDDEN_CATEGORIES of the Basic Multilingual Plane as regex class ranges
     (`\\uXXXX`, which Python, Rust and JavaScript regexes all read)."""
@@ -109,14 +105,6 @@ PATTERN_MEANING = {
 }
 #: pydantic error types of our own (raised as PydanticCustomError)
 NOT_AN_OBJECT = "body_not_object"
-
-
-def hidden_character(text: str) -> str | None:
-    """The first control or format character in `text` ("U+E0001"), or None."""
-    for char in text:
-        if unicodedata.category(char) in HIDDEN_CATEGORIES:
-            return f"U+{ord(char):04X}"
-    return None
 
 
 def error_response(

@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from ladder import tokens
 from ladder.api.auth import SIGNED_IN, require_user
-from ladder.api.errors import NAME_TEXT, ApiError, errors, hidden_character
+from ladder.api.errors import NAME_TEXT, ApiError, errors
 from ladder.api.schemas import MAX_ID, BodyIn
 
 router = Router(tags=["account"], auth=SIGNED_IN)
@@ -48,7 +48,7 @@ class TokenIn(BodyIn):
     @classmethod
     def _nothing_hidden(cls, name: str) -> str:
         # NAME_TEXT covers the first plane; this also refuses e.g. U+E0001 (a tag)
-        hidden = hidden_character(name)
+        hidden = tokens.hidden_character(name)
         if hidden:
             raise PydanticCustomError(
                 "hidden_character",

@@ -27,6 +27,9 @@ def refused(tmp_path: Path, **env: str) -> str:
         ("STARTUP_MS", "99999999999999999999", "must be at most 3600000"),
         ("BANK_MS", "3600001", "BANK_MS=3600001: must be at most 3600000"),
         ("BOT_MEMORY_MIB", "99999999999999999999", "must be at most 65536"),
+        ("WORKER_STALE_SECONDS", "10000000000", "must be at most 86400"),
+        ("WORKER_HEARTBEAT_SECONDS", "86401", "must be at most 86400"),
+        ("MATCH_STALE_SECONDS", "99999999999999999999", "must be at most 86400"),
     ],
 )
 def test_limits_have_a_maximum(tmp_path: Path, name: str, value: str, message: str) -> None:

@@ -99,6 +99,15 @@ def test_token_needs_a_name(client: Client, alice) -> None:
     assert not ApiToken.objects.exists()
 
 
+@pytest.mark.parametrize("name", ["evil\u202etxt.exe", "ding\u0007", "tag\U000e0041"])
+def test_token_names_hide_no_control_or_format_characters(client: Client, alice, name) -> None:
+    client.force_login(alice)
+    response = client.post("/accounts/tokens/", {"name": name})
+    assert response.status_code == 400
+    assert "may not contain control or formatting characters" in response.content.decode()
+    assert not ApiToken.objects.exists()
+
+
 def test_account_lists_own_bots_only(client: Client, alice, bob) -> None:
     from tests.web.conftest import make_bot
 
