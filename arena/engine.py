@@ -198,10 +198,10 @@ class GameDef(ABC):
                 raise OptionError(f"option {name!r} of {self.id}: nested too deeply") from None
         return clean
 
-    def public_data(self) -> dict[str, Any]:
+    def public_data(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Printed component data anyone may see that a viewer needs to draw
-        the game (card faces by id), JSON-serialisable. Empty when the views
-        describe everything themselves."""
+        a match played with `options` (card faces by id), JSON-serialisable.
+        Empty when the views describe everything themselves."""
         return {}
 
     def check_seats(self, seats: int) -> None:

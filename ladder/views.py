@@ -6,6 +6,7 @@ size of the ladder; the helpers that make sure of it live in ladder/pages.py.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from django.conf import settings
@@ -183,12 +184,24 @@ def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpRespon
     return FileResponse(handle, as_attachment=True, filename=version.original_name)
 
 
+def reason_with_names(reason: str, seats: list[MatchSeat]) -> str:
+    """The reason with bot names for the 0-based "seat N" of engines and the runner
+    ("seat 1 reached 20 prestige points"), as the replay viewer says it."""
+    names = {s.seat: s.version.bot.name for s in seats}
+
+    def name(found: re.Match[str]) -> str:
+        return names.get(int(found.group(1)), found.group(0))
+
+    return re.sub(r"\bseat (\d+)\b", name, reason)
+
+
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = get_object_or_404(Match.objects.select_related("validates__bot"), pk=match_id)
     seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
     mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
     for seat in seats:
         seat.private = seat.seat in mine
+    user = request.user
     game = game_or_404(match.game)
     ctx = {
         "match": match,
@@ -196,7 +209,13 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         # the rules this match was created with, not the ladder's current ones
         "rules": game_rules(game, match.options),
         "seats": seats,
+        # the API keeps the raw reason; the page names the bots
+        "reason": reason_with_names(match.reason, seats),
         "viewer_is_owner_of_seats": mine,
+        # staff read every seat's notes; these are the ones they are told are theirs
+        "viewer_owns_seats": [
+            s.seat for s in seats if user.is_authenticated and s.version.bot.owner_id == user.pk
+        ],
         "faults": [s for s in seats if s.fault],
     }
     return render(request, "ladder/match.html", ctx)

@@ -171,7 +171,7 @@ def frames(request: HttpRequest, match_id: int) -> JsonResponse:
         outcome=document["outcome"],
         faults=document["faults"],
         notes_for=sorted(allowed),
-        game_data=get_game(match.game).public_data(),
+        game_data=get_game(match.game).public_data(match.options),
         frames=frame_list,
     )
     return JsonResponse(head)
@@ -242,7 +242,7 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
     head["notes_for"] = sorted(allowed)
     if after < 0:
         out.insert(0, start_frame(match))
-        head["game_data"] = get_game(match.game).public_data()
+        head["game_data"] = get_game(match.game).public_data(match.options)
     head["frames"] = out
     head["more"] = len(rows) == LIVE_BATCH
     return JsonResponse(head)

@@ -19,8 +19,11 @@
  *   #replay-slider          <input type=range>, value = frame number
  *   #replay-step            "Step N / M" (data-step = N)
  *   #replay-action          the current action in words (data-seat = acting seat)
- *   #replay-note            the owner's debug note at this step (hidden when
- *                           none); its text is in #replay-note-text
+ *   #replay-note            a debug note at this step (hidden when none): its
+ *                           label .replay-note-label ("Your bot's debug note:"
+ *                           for the seats in data-own-seats, "Debug note of
+ *                           <bot>:" for staff reading another's), its text
+ *                           #replay-note-text
  *   #replay-live            the "live" badge (hidden unless the match runs)
  *   #replay-status          messages: loading, waiting for a worker, errors
  *   #replay-board           the game drawing (data-game = game id)
@@ -28,6 +31,10 @@
  * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
  * position whenever playback is paused (a live view following the newest
  * step has none), so the address can be shared.
+ * Page: when the live view sees the match change status (queued → running →
+ * finished, errored, cancelled) it fetches the page again and swaps in the
+ * elements marked data-refresh="…" (templates/ladder/match.html: title,
+ * result, seats, faults, download, stderr); the viewer itself is kept.
  * Keys: ← → previous/next, Home/End first/last, space play/pause.
  */
 (function () {
@@ -94,11 +101,14 @@
     this.timer = null;
     this.pollTimer = null;
     this.attempt = null;
+    this.pageStatus = root.getAttribute("data-status");
+    this.ownSeats = (root.getAttribute("data-own-seats") || "").split(",").filter(Boolean).map(Number);
+    this.nextTick = 0;
     this.mode = "loading";
     this.wanted = stepFromUrl();
     this.el = {};
     var ids = ["first", "prev", "play", "next", "last", "speed", "slider", "step", "action",
-      "note", "note-text", "live", "status", "board"];
+      "note", "note-label", "note-text", "live", "status", "board"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("replay-" + ids[i]);
     this.bind();
     var status = root.getAttribute("data-status");
@@ -162,7 +172,9 @@
     this.message("Loading the replay…");
     this.fetchJson(this.framesUrl).then(function (r) {
       if (r.status === 200) {
-        var fromLive = self.attempt !== null; // we watched it live until now
+        // we watched it live until now: at least one live frame was shown
+        // (a match still queued at the last poll starts at step 0)
+        var fromLive = self.attempt !== null && self.frames.length > 0;
         var keep = self.index;
         self.frames = r.body.frames;
         self.players = r.body.players || self.players;
@@ -214,6 +226,10 @@
   Viewer.prototype.onLive = function (body) {
     var self = this;
     this.players = body.players || this.players;
+    if (body.status && body.status !== this.pageStatus) {
+      this.pageStatus = body.status;
+      this.refreshPage();
+    }
     if (body.frames_url) { // over: the stored replay takes over
       this.framesUrl = body.frames_url;
       this.message("The match is over; loading the replay…");
@@ -228,8 +244,13 @@
       return;
     }
     if (this.attempt !== null && body.attempt !== this.attempt) {
-      this.frames = []; // played again after a platform fault: start over
+      // played again after a platform fault: start over, following the new
+      // attempt; the old position (and its #step) is gone
+      this.frames = [];
       this.index = 0;
+      this.following = true;
+      this.update();
+      if (!this.playing) this.saveUrl();
     }
     this.attempt = body.attempt;
     if (body.game_data) this.gameData = body.game_data;
@@ -258,6 +279,29 @@
       if (this.playing && !this.timer) this.schedule();
     }
     this.pollTimer = setTimeout(function () { self.poll(); }, body.more ? 0 : LIVE_POLL_MS);
+  };
+
+  /* The server-rendered parts of the page (title, result, seats, download
+   * link …) as they are now: the page is fetched again and each element
+   * marked data-refresh="name" is replaced by its namesake. The HTML is our
+   * own origin's, rendered and escaped by the server; its scripts never run
+   * (DOMParser). Without JavaScript a reload does the same. */
+  Viewer.prototype.refreshPage = function () {
+    if (!window.DOMParser || !document.querySelector("[data-refresh]")) return;
+    var url = window.location.pathname + window.location.search;
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html");
+        var stale = document.querySelectorAll("[data-refresh]");
+        for (var i = 0; i < stale.length; i++) {
+          var name = stale[i].getAttribute("data-refresh");
+          var next = fresh.querySelector('[data-refresh="' + name + '"]');
+          if (next) stale[i].parentNode.replaceChild(document.importNode(next, true), stale[i]);
+        }
+      })
+      .catch(function () { /* the page stays as it was; a reload shows the news */ });
   };
 
   // -- position and playback ------------------------------------------------
@@ -299,8 +343,15 @@
     this.saveUrl();
   };
 
-  Viewer.prototype.schedule = function () {
+  /* The next step in one interval (the speed) from now, or — from a tick —
+   * one interval after the previous tick was due: drawing a step takes time
+   * (tens of ms for a big position) that must not stretch the interval. A
+   * machine slower than the speed plays as fast as it draws. */
+  Viewer.prototype.schedule = function (fromTick) {
     var self = this;
+    var interval = Number(this.el.speed.value) || 1000;
+    var now = Date.now();
+    this.nextTick = fromTick ? Math.max(now, this.nextTick + interval) : now + interval;
     clearTimeout(this.timer);
     this.timer = setTimeout(function () {
       self.timer = null;
@@ -309,11 +360,11 @@
         self.index += 1;
         if (self.mode === "live") self.following = self.index === self.frames.length - 1;
         self.update();
-        self.schedule();
+        self.schedule(true);
       } else if (self.mode !== "live") {
         self.pause(); // the end of the replay
       } // live: wait for the next frames (onLive schedules again)
-    }, Number(this.el.speed.value) || 800);
+    }, this.nextTick - now);
   };
 
   // -- drawing ----------------------------------------------------------------
@@ -363,9 +414,23 @@
     this.el.play.textContent = this.playing ? "Pause" : "Play";
     this.el.play.setAttribute("data-playing", String(this.playing));
     this.el.play.setAttribute("aria-pressed", String(this.playing));
+    var focused = document.activeElement;
     this.el.first.disabled = this.el.prev.disabled = this.index <= 0;
     this.el.last.disabled = this.el.next.disabled = this.index >= last;
-    if (!frame) return;
+    var steppers = [this.el.first, this.el.prev, this.el.next, this.el.last];
+    if (focused && focused.disabled && steppers.indexOf(focused) >= 0) {
+      // a step button that disables itself (⏭ at the end, ⏮ at the start)
+      // would drop the keyboard focus to the page: hand it to the way back
+      var back = focused === this.el.first || focused === this.el.prev ? this.el.next : this.el.prev;
+      (back.disabled ? this.el.play : back).focus();
+    }
+    var board = this.el.board;
+    if (!frame) { // nothing to show (yet, or again after a restart)
+      while (board.firstChild) board.removeChild(board.firstChild);
+      this.el.action.textContent = "";
+      this.el.note.hidden = true;
+      return;
+    }
     var text;
     if (frame.step === 0) text = "Start of the game.";
     else {
@@ -378,8 +443,11 @@
     var note = frame.note || "";
     this.el.note.hidden = !note;
     this.el["note-text"].textContent = note;
+    if (note && this.el["note-label"]) {
+      this.el["note-label"].textContent = this.ownSeats.indexOf(frame.seat) >= 0
+        ? "Your bot's debug note:" : "Debug note of " + this.name(frame.seat) + ":";
+    }
     var renderer = GemReplay.renderers[this.game];
-    var board = this.el.board;
     while (board.firstChild) board.removeChild(board.firstChild);
     if (renderer) {
       try {

@@ -33,8 +33,15 @@
   var knownNames = {};
   var scanned = null;
 
-  /* Event names as printed, learnt from the cards offered in any frame; ids
-   * of cards never seen face up read as words ("scoring-red-x2"). */
+  /* Event names as printed: every card of the match's components comes with
+   * the replay (game_data.events, GameDef.public_data); a replay without them
+   * names the cards offered in any frame, and other ids read as words
+   * ("scoring-red-x2"). */
+  function learnCatalogue(gameData) {
+    var events = (gameData && gameData.events) || {};
+    Object.keys(events).forEach(function (id) { if (events[id].name) knownNames[id] = events[id].name; });
+  }
+
   function learnNames(frames) {
     if (scanned === frames && frames.scannedTo === frames.length) return;
     for (var i = scanned === frames ? frames.scannedTo : 0; i < frames.length; i++) {
@@ -94,6 +101,7 @@
     var h = ctx.h;
     var v = frame.view;
     var name = ctx.name;
+    learnCatalogue(ctx.gameData);
     learnNames(ctx.frames);
 
     function gem(colour, n, extra) {
@@ -142,16 +150,22 @@
         if (!who.length) return null;
         var verdict = who.length === 1 ? "performs" : who.length === 2 || action === "free" ? (action === "free" ? "share" : "bargain") : "lost";
         return h("div", { class: "esr-choice" + (v.resolving === action ? " esr-resolving" : ""), "data-action": action },
-          h("b", { text: ACTION_WORDS[action] }), " ", who.map(name).join(" & "),
+          h("b", { text: ACTION_WORDS[action] }), h("span", { class: "esr-who", text: who.map(name).join(" & ") }),
           h("span", { class: "esr-verdict esr-v-" + verdict, text: verdict }));
       }));
     }
 
     // -- bargaining ----------------------------------------------------------------
     var bargain = null;
-    var offers = currentOffers(v.log);
+    // the step that accepts an offer closes the bargain: show it with its offers
+    // (when the accept ended the round, its log is the previous round's)
+    var accepted = frame.action === "accept";
+    var offers = currentOffers(v.log, accepted);
+    if (accepted && !offers.length) offers = currentOffers(v.previous_log, true);
+    var closed = offers.length && offers[offers.length - 1].type === "accept" ? offers[offers.length - 1] : null;
     if (v.bargain || offers.length) {
-      var b = v.bargain;
+      // a closed bargain's panel leaves out the next one, which may have begun in the same step
+      var b = closed ? null : v.bargain;
       var items = [];
       offers.forEach(function (e, i) {
         if (e.type === "offer") {
@@ -163,14 +177,15 @@
         }
       });
       if (b && Object.keys(b.building).length) {
-        var building = {};
-        Object.keys(b.building).forEach(function (c) { building[c] = b.building[c]; });
+        // the counts chosen so far, colour by colour; a colour left out (0) is not news
+        var building = b.building;
+        var announced = COLOURS.filter(function (c) { return building[c] > 0; }).map(function (c) { return building[c] + " " + c; });
         var maker = v.to_act[0];
-        items.push(h("li", { class: "esr-building" }, h("b", { text: name(maker) }), " is announcing a raise: ",
-          COLOURS.filter(function (c) { return c in building; }).map(function (c) { return building[c] + " " + c; }).join(", ") + " …"));
+        items.push(h("li", { class: "esr-building" }, h("b", { text: name(maker) }), " is announcing a raise",
+          announced.length ? ": " + announced.join(", ") + " …" : " …"));
       }
       var title = b ? "Bargaining for " + ACTION_WORDS[b.action] + ": " + name(b.opener) + " opens, " + name(b.other) + " answers"
-        : "Bargaining";
+        : closed && closed.action ? "Bargaining for " + ACTION_WORDS[closed.action] + ": settled" : "Bargaining";
       bargain = h("div", { class: "esr-bargain" }, h("h4", { text: title }),
         items.length ? h("ol", { class: "esr-offers" }, items) : h("p", { class: "esr-none", text: "No offer yet." }),
         b && b.standing.maker !== null ? h("p", { class: "esr-standing" }, "Standing offer: " + gemsText(b.standing.gems) + " by " + name(b.standing.maker) +
@@ -227,15 +242,28 @@
     return h("span", { class: "esr-gems esr-inline", title: gemsText(gems) }, shown.map(function (c) { return gem(c, gems[c], "esr-small"); }));
   }
 
-  /* The offers of the bargain going on (or just ended) this round: the run of
-   * offer entries at the end of the log, with the accept that closed it. */
-  function currentOffers(log) {
+  /* The offers of the bargain going on: the run of offer entries at the end of
+   * the log. With `accepted` (the step accepted an offer) the bargain that
+   * just ended: the run of offers before the log's last accept, with that
+   * accept — the engine logs, in the same step, the action the winner
+   * performs and whatever follows (perform, gain, the next action…). Each
+   * returned accept entry gets the `action` bargained for, from the perform
+   * entry after it. */
+  function currentOffers(log, accepted) {
+    var end = log.length;
+    if (accepted) {
+      end = -1;
+      for (var k = log.length - 1; k >= 0; k--) if (log[k].type === "accept") { end = k + 1; break; }
+      if (end < 0) return [];
+    }
     var out = [];
-    for (var i = log.length - 1; i >= 0; i--) {
+    for (var i = end - 1; i >= 0; i--) {
       var e = log[i];
-      if (e.type === "offer" || (e.type === "accept" && !out.length)) out.unshift(e);
-      else if (e.type === "perform" && out.length && out[out.length - 1].type === "accept") continue;
-      else break;
+      if (e.type === "offer") out.unshift(e);
+      else if (accepted && i === end - 1) {
+        var next = log[end];
+        out.unshift(next && next.type === "perform" ? Object.assign({ action: next.action }, e) : e);
+      } else break;
     }
     return out;
   }

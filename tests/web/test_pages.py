@@ -277,3 +277,38 @@ def test_queue_page_says_which_bots_are_playing_now(client: Client, ladder, caro
     rows = {name: row for name, row in re.findall(r">([\w-]+)</a>(.*?)</tr>", text, re.S)}
     assert "playing now" in rows[a.name] and "playing now" in rows[b.name]
     assert "playing now" not in rows[c.name] and "not queued yet" in rows[c.name]
+
+
+def test_match_page_names_the_seats_in_the_result_reason(client: Client, ladder) -> None:
+    _, _, last = ladder  # seat 0 alice-a, seat 1 bob-b
+    raw = "seat 1 reached 20 prestige points; forfeit: seat 0 (crash)"
+    Match.objects.filter(pk=last.pk).update(reason=raw)
+    text = client.get(f"/matches/{last.pk}/").content.decode()
+    said = re.search(r'<p class="result-reason">([^<]*)</p>', text)
+    assert said and said.group(1) == "bob-b reached 20 prestige points; forfeit: alice-a (crash)"
+    assert client.get(f"/api/matches/{last.pk}").json()["reason"] == raw  # the API keeps it raw
+
+
+def test_match_page_marks_what_a_finished_live_match_refreshes(client: Client, ladder) -> None:
+    _, _, last = ladder
+    text = client.get(f"/matches/{last.pk}/").content.decode()
+    refreshed = re.findall(r'data-refresh="([a-z]+)"', text)
+    assert refreshed == ["heading", "result", "seats", "faults", "download", "stderr"]
+    # in page order, the viewer (kept while they are swapped) between faults and download
+    order = [text.index(f'data-refresh="{name}"') for name in refreshed]
+    assert order == sorted(order)
+    assert order[0] < text.index("<h1>") < order[1]
+    assert order[3] < text.index('id="replay"') < order[4]
+
+
+def test_debug_note_label_for_owner_and_staff(client: Client, ladder, alice, carol) -> None:
+    _, _, last = ladder
+    client.force_login(alice)
+    text = client.get(f"/matches/{last.pk}/").content.decode().replace("&#x27;", "'")
+    assert 'data-own-seats="0"' in text and "Your bot's debug note:" in text
+    assert "Debug notes are shown for your own bots only." in text
+    client.force_login(carol)  # staff: reads every seat's notes, owns none of these bots
+    text = client.get(f"/matches/{last.pk}/").content.decode().replace("&#x27;", "'")
+    assert 'data-notes-seats="0,1"' in text and 'data-own-seats=""' in text
+    assert "Your bot's debug note" not in text and "Debug note:" in text
+    assert "Debug notes are shown for every bot (you are staff)." in text

@@ -172,7 +172,7 @@ def test_edel_stein_reich_frames(client, alice, bob) -> None:
     assert status == 200
     frames = data["frames"]
     assert len(frames) == match.steps + 1
-    assert data["game_data"] == {}
+    assert data["game_data"]["events"]["certificate"]["name"] == "Certificate"
     view = frames[1]["view"]
     assert view["game"] == "edel-stein-reich" and len(view["players"]) == 3
     assert frames[-1]["view"]["phase"] == "over"

@@ -152,6 +152,21 @@ class EdelSteinReich(GameDef):
             raise OptionError(f"option 'components' of {self.id}: {exc}") from None
         return comp
 
+    def public_data(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every event card of the match's components by id (name, kind, effect):
+        a viewer names the cards it has not seen face up yet. Empty when the
+        options are no longer valid (the viewer then names cards by id)."""
+        try:
+            clean = self.validate_options(options)
+            comp = (
+                DEFAULT_COMPONENTS
+                if clean["components"] is None
+                else parse_components(clean["components"])
+            )
+        except ValueError:  # OptionError is one
+            return {}
+        return {"events": {card.id: card.to_json() for card in comp.event_kinds}}
+
     def new(self, seats: int, seed: int, options: Mapping[str, Any] | None = None) -> EsrState:
         self.check_seats(seats)
         clean = self.validate_options(options)

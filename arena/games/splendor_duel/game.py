@@ -101,8 +101,9 @@ class SplendorDuel(GameDef):
     def restore(self, snapshot: Mapping[str, Any]) -> SplendorDuelState:
         return views.restore(snapshot, self.rules_version)
 
-    def public_data(self) -> dict[str, Any]:
-        """The faces of the jewel and royal cards by id, as in data/cards.json."""
+    def public_data(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The faces of the jewel and royal cards by id, as in data/cards.json
+        (no option changes them)."""
         return {
             "cards": {card["id"]: copy.deepcopy(card) for card in DATA["jewel_cards"]},
             "royals": {card["id"]: copy.deepcopy(card) for card in DATA["royal_cards"]},

@@ -1,0 +1,416 @@
+"""The match page and its replay viewer, in a real browser: live matches that
+end or restart while the page is open, Edel, Stein & Reich's bargaining,
+playback speed, focus, debug-note labels, and the bot page's rating chart on
+a phone.
+
+Matches are played in this process while the page polls (see conftest.py).
+Screenshots go to test-artifacts/screenshots/ (match-page-*).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import statistics
+
+import pytest
+from django.db.models import F
+
+from arena import get_game
+from ladder import tasks
+from ladder.bots import add_version, create_bot, install_builtin
+from ladder.matches import create_match
+from ladder.models import LiveStep, Match
+from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
+from tests.web.conftest import make_bot, play
+
+pytestmark = pytest.mark.browser
+
+SD = "splendor-duel"
+ESR = "edel-stein-reich"
+
+NOTING_BOT = b"""
+import random
+from gemarena_sdk import run
+
+rng = random.Random()
+
+def decide(observation, legal):
+    return rng.choice(legal), "plan of OWNER"
+
+if __name__ == "__main__":
+    run(decide)
+"""
+
+
+def builtin_lineup(game: str, names: list[str]):
+    return [install_builtin(game, "random", bot_name=name).active_version for name in names]
+
+
+def finished(game: str, lineup, seed: int = 1) -> Match:
+    match = create_match(game, lineup, seed=seed)
+    assert tasks.run_match.run(match.pk) == "finished"
+    match.refresh_from_db()
+    return match
+
+
+def with_names(match: Match) -> str:
+    """The match's reason as the page should print it: bot names for "seat N"."""
+    names = {s.seat: s.version.bot.name for s in match.seats.select_related("version__bot").all()}
+    return re.sub(r"\bseat (\d+)\b", lambda m: names[int(m.group(1))], match.reason)
+
+
+def log_in(page: Page, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name=re.compile("Log in", re.I)).click()
+    expect(page.locator(".nav-user")).to_contain_text(username)
+
+
+def live_steps(game: str, match: Match, count: int, rng_seed: int):
+    """What LiveRecorder receives for the first `count` steps of `match`."""
+    state = get_game(game).new(match.seat_count, match.seed, match.options)
+    rng = random.Random(rng_seed)
+    for i in range(count):
+        seat = state.to_act()[0]
+        action = rng.choice(state.legal_actions(seat))
+        description = state.describe_action(seat, action)
+        state.apply(seat, action)
+        yield {
+            "step": i,
+            "seat": seat,
+            "action": action,
+            "description": description,
+            "view": state.spectator_view(),
+            "forced": False,
+        }
+
+
+def test_a_queued_match_that_finishes_refreshes_the_page(browser: Browser, process_sandbox) -> None:
+    """Queued when opened, over at the next poll: the viewer starts at step 0
+    (it never showed a live step), and the page's result parts follow without
+    a reload: title status, seats' ranks and scores, reason with bot names,
+    seed, the replay download."""
+    match = create_match(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
+    page = browser.page
+    held: list = []
+    hold = {"on": False}
+
+    def live_json(route) -> None:
+        if hold["on"]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    # while the match is played, live.json answers wait: the viewer sees no live step
+    page.route(re.compile(r"/live\.json"), live_json)
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "waiting")
+    expect(page.locator("h1 .status")).to_have_text("queued")
+    expect(page.get_by_role("link", name="Download the replay")).to_have_count(0)
+    rank_cells = page.locator("table.seats tbody td:nth-child(3)")
+    expect(rank_cells).to_have_text(["—", "—"])
+    shoot(page, "match-page-01-queued")
+    page.evaluate("() => { window.__noReload = true; }")
+
+    hold["on"] = True
+    assert tasks.run_match.run(match.pk) == "finished"
+    match.refresh_from_db()
+    hold["on"] = False
+    for route in held:
+        route.continue_()
+
+    expect(replay).to_have_attribute("data-state", "replay")
+    expect(replay).to_have_attribute("data-step", "0")
+    expect(page.locator("#replay-action")).to_have_text("Start of the game.")
+    expect(page).to_have_url(re.compile(r"#step=0$"))
+    expect(page.locator("h1 .status")).to_have_text("finished")
+    ranks = [str(s.rank) for s in match.seats.order_by("seat")]
+    expect(rank_cells).to_have_text(ranks)
+    expect(page.locator(".result-reason")).to_have_text(with_names(match))
+    expect(page.locator("main")).to_contain_text(f"seed {match.seed}")
+    expect(page.get_by_role("link", name="Download the replay")).to_be_visible()
+    assert page.evaluate("() => window.__noReload") is True
+    shoot(page, "match-page-02-finished-without-reload")
+
+
+def test_a_live_match_followed_to_the_end_ends_at_the_last_step(
+    browser: Browser, process_sandbox, monkeypatch
+) -> None:
+    """A viewer that watched live steps and followed the newest one shows the
+    last step of the replay; the title's status follows queued → running → finished."""
+    match = create_match(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "waiting")
+
+    original = tasks.LiveRecorder.on_step
+    problems: list[AssertionError] = []
+
+    def on_step(recorder, step) -> None:
+        original(recorder, step)
+        if step["step"] != 10:
+            return
+        recorder.flush()
+        try:  # the runner would take an exception here for a platform fault
+            expect(replay).to_have_attribute("data-state", "live")
+            expect(replay).to_have_attribute("data-steps", "11")
+            expect(replay).to_have_attribute("data-following", "true")
+            expect(page.locator("h1 .status")).to_have_text("running")
+        except AssertionError as exc:
+            problems.append(exc)
+
+    monkeypatch.setattr(tasks.LiveRecorder, "on_step", on_step)
+    assert tasks.run_match.run(match.pk) == "finished"
+    assert not problems, problems[0]
+    match.refresh_from_db()
+    expect(replay).to_have_attribute("data-state", "replay")
+    expect(replay).to_have_attribute("data-step", str(match.steps))
+    expect(page.locator("h1 .status")).to_have_text("finished")
+    expect(page.get_by_role("link", name="Download the replay")).to_be_visible()
+
+
+def test_a_restarted_live_match_drops_the_old_step_from_the_address(
+    browser: Browser, process_sandbox
+) -> None:
+    match = create_match(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
+    claim = match.claim_for("worker@test")
+    recorder = tasks.LiveRecorder(match.pk, claim)
+    for step in live_steps(SD, match, 8, rng_seed=1):
+        recorder.on_step(step)
+    recorder.flush()
+
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "live")
+    expect(replay).to_have_attribute("data-steps", "8")
+    page.get_by_role("heading", level=1).click()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(replay).to_have_attribute("data-step", "6")
+    expect(replay).to_have_attribute("data-following", "false")
+    expect(page).to_have_url(re.compile(r"#step=6$"))
+
+    # a platform fault: the worker plays the match again from the start
+    LiveStep.objects.filter(match=match).delete()
+    Match.objects.filter(pk=match.pk).update(attempts=F("attempts") + 1)
+    for step in live_steps(SD, match, 3, rng_seed=2):
+        recorder.on_step(step)
+    recorder.flush()
+    expect(replay).to_have_attribute("data-steps", "3")
+    expect(page).to_have_url(re.compile(rf"/matches/{match.pk}/$"))
+    # it follows the new attempt
+    expect(replay).to_have_attribute("data-following", "true")
+    expect(replay).to_have_attribute("data-step", "3")
+
+
+def test_edel_stein_reich_bargaining_and_choices(browser: Browser, process_sandbox) -> None:
+    names = ["ruby-random-player", "opal-random-player", "jade-random-player"]
+    match = finished(ESR, builtin_lineup(ESR, names), seed=3)
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "replay")
+
+    # every step that accepts an offer shows the offers and the accept
+    seen = page.evaluate(
+        """() => {
+            const viewer = document.getElementById("replay").gemReplay;
+            const accepts = [], missing = [], zeros = [];
+            viewer.frames.forEach((f, k) => { if (f.action === "accept") accepts.push(k); });
+            for (const k of accepts) {
+                viewer.go(k);
+                const line = document.querySelector(".esr-bargain .esr-accept");
+                if (!line || !line.textContent.includes(" accepts ")) missing.push(k);
+            }
+            viewer.frames.forEach((f, k) => {
+                const b = f.view.bargain;
+                if (!b || !Object.values(b.building).includes(0)) return;
+                viewer.go(k);
+                const line = document.querySelector(".esr-building");
+                if (/\\b0 (red|yellow|green|blue)/.test(line ? line.textContent : "")) zeros.push(k);
+            });
+            return {accepts, missing, zeros};
+        }"""
+    )
+    assert seen["accepts"], "nobody accepted an offer in this game: pick another seed"
+    assert seen["missing"] == [], f"steps that accept an offer without the accept line: {seen}"
+    assert seen["zeros"] == [], f"steps whose announced raise lists 0 gems: {seen}"
+    step = seen["accepts"][0]
+    page.goto(f"/matches/{match.pk}/#step={step}")
+    expect(replay).to_have_attribute("data-step", str(step))
+    accept = page.locator(".esr-bargain .esr-accept")
+    expect(accept).to_be_visible()
+    shoot(page, "match-page-03-esr-accept")
+
+    # a raise being announced lists only the colours with gems
+    building = page.evaluate(
+        """() => {
+            const viewer = document.getElementById("replay").gemReplay;
+            const frame = JSON.parse(JSON.stringify(viewer.frames.find((f) => f.view.bargain)));
+            frame.view.bargain.building = {red: 0, yellow: 3, green: 0};
+            const out = document.createElement("div");
+            GemReplay.renderers["edel-stein-reich"].render(out, frame, viewer.context());
+            return out.querySelector(".esr-building").textContent;
+        }"""
+    )
+    assert "3 yellow" in building and "0 red" not in building and "0 green" not in building
+
+    # event cards are named as printed, even those no frame showed face up
+    # (the catalogue comes with the replay: game_data.events)
+    named = page.evaluate(
+        """() => {
+            const viewer = document.getElementById("replay").gemReplay;
+            const seen = new Set();
+            viewer.frames.forEach((f) => [f.view.offered_event, f.view.pending_event]
+                .forEach((e) => { if (e) seen.add(e.id); }));
+            const events = viewer.gameData.events;
+            const asWords = (id) => id.replace(/-/g, " ").replace(/^./, (c) => c.toUpperCase());
+            const id = Object.keys(events).find(
+                (k) => !seen.has(k) && asWords(k) !== events[k].name);
+            const frame = JSON.parse(JSON.stringify(viewer.frames[viewer.frames.length - 1]));
+            frame.view.players[0].held_events = [id];
+            const out = document.createElement("div");
+            GemReplay.renderers["edel-stein-reich"].render(out, frame, viewer.context());
+            return {id, printed: events[id].name,
+                    shown: out.querySelector(".esr-held-card").textContent};
+        }"""
+    )
+    assert named["id"], "every event card was seen face up: pick another seed"
+    assert named["shown"] == named["printed"], named
+
+    # the action choices on a phone: words stay whole
+    chosen = page.evaluate(
+        """() => document.getElementById("replay").gemReplay.frames.findIndex(
+            (f) => f.view.choices && new Set(f.view.choices).size < f.view.choices.length)"""
+    )
+    assert chosen > 0
+    phone = browser.phone()
+    phone.goto(f"/matches/{match.pk}/#step={chosen}")
+    expect(phone.locator("#replay")).to_have_attribute("data-step", str(chosen))
+    expect(phone.locator(".esr-choice").first).to_be_visible()
+    phone.locator(".esr-choices").scroll_into_view_if_needed()
+    shoot(phone, "match-page-04-esr-choices-phone")
+    split = phone.evaluate(
+        """() => [...document.querySelectorAll(".esr-choice > b, .esr-choice .esr-verdict")]
+            .filter((el) => {  // one box per line the word's text takes
+                const range = document.createRange();
+                range.selectNodeContents(el);
+                return range.getClientRects().length > 1;
+            }).map((el) => el.textContent)"""
+    )
+    assert split == [], f"words split over two lines in the action choices: {split}"
+    assert horizontal_overflow(phone) == 0
+
+
+def test_playback_speed_focus_and_keyboard(browser: Browser, process_sandbox) -> None:
+    match = finished(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "replay")
+
+    # ⏭ disables itself: the focus moves to ◀, where Space still plays
+    page.locator("#replay-last").click()
+    expect(replay).to_have_attribute("data-step", str(match.steps))
+    expect(page.locator("#replay-prev")).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    expect(replay).to_have_attribute("data-step", str(match.steps - 1))
+    page.locator("#replay-first").click()
+    expect(replay).to_have_attribute("data-step", "0")
+    expect(page.locator("#replay-next")).to_be_focused()
+
+    # a step every 250 ms at 4×, however long the drawing takes (here 150 ms)
+    page.evaluate(
+        """() => {
+            const renderer = GemReplay.renderers["splendor-duel"];
+            const draw = renderer.render;
+            renderer.render = function () {
+                const t = performance.now();
+                draw.apply(this, arguments);
+                while (performance.now() - t < 150) { /* a slow machine */ }
+            };
+            window.__ticks = [];
+            new MutationObserver(() => window.__ticks.push(performance.now()))
+                .observe(document.getElementById("replay"), {attributeFilter: ["data-step"]});
+        }"""
+    )
+    page.locator("#replay-speed").select_option("250")
+    page.keyboard.press(" ")  # the focus is on ▶ next, one of the viewer's buttons
+    expect(replay).to_have_attribute("data-playing", "true")
+    page.wait_for_function("() => window.__ticks.length >= 9")
+    page.keyboard.press(" ")
+    expect(replay).to_have_attribute("data-playing", "false")
+    ticks = page.evaluate("() => window.__ticks")
+    gaps = [b - a for a, b in zip(ticks[1:9], ticks[2:9], strict=False)]
+    assert statistics.median(gaps) < 320, f"ms between steps at 4× (250 ms): {gaps}"
+
+
+def test_debug_note_labels_for_owner_and_staff(
+    browser: Browser, process_sandbox, django_user_model
+) -> None:
+    alice = django_user_model.objects.create_user("alice", "", "alice-pass-123")
+    staff = django_user_model.objects.create_user(
+        "carol", "carol@example.org", "carol-pass-123", is_staff=True
+    )
+    lineup = []
+    for user in (alice, staff):
+        bot = create_bot(user, SD, f"{user.username}-notes")
+        lineup.append(
+            add_version(bot, "main.py", NOTING_BOT.replace(b"OWNER", user.username.encode()), False)
+        )
+    match = finished(SD, lineup)
+    page = browser.page
+    log_in(page, "carol", "carol-pass-123")
+    page.goto(f"/matches/{match.pk}/")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "replay")
+    steps = page.evaluate(
+        """() => {
+            const frames = document.getElementById("replay").gemReplay.frames;
+            const first = (seat) => frames.findIndex((f) => f.seat === seat && f.note);
+            return [first(0), first(1)];
+        }"""
+    )
+    assert min(steps) > 0
+    label = page.locator("#replay-note .replay-note-label")
+    page.goto(f"/matches/{match.pk}/#step={steps[0]}")
+    expect(page.locator("#replay-note-text")).to_have_text("plan of alice")
+    expect(label).to_have_text("Debug note of alice-notes:")
+    shoot(page, "match-page-05-staff-sees-another-bots-note")
+    page.goto(f"/matches/{match.pk}/#step={steps[1]}")
+    expect(page.locator("#replay-note-text")).to_have_text("plan of carol")
+    expect(label).to_have_text("Your bot's debug note:")
+
+    page.context.clear_cookies()
+    log_in(page, "alice", "alice-pass-123")
+    page.goto(f"/matches/{match.pk}/#step={steps[0]}")
+    expect(page.locator("#replay-note-text")).to_have_text("plan of alice")
+    expect(label).to_have_text("Your bot's debug note:")
+
+
+def test_rating_chart_on_a_phone_starts_at_the_newest_match(
+    browser: Browser, django_user_model
+) -> None:
+    alice = django_user_model.objects.create_user("alice", "", "alice-pass-123")
+    bob = django_user_model.objects.create_user("bob", "", "bob-pass-123")
+    a, b = make_bot(alice, "alice-a"), make_bot(bob, "bob-b")
+    for i in range(30):
+        play([a, b], [1, 2] if i % 3 else [2, 1])
+    phone = browser.phone()
+    phone.goto(f"/bots/{a.pk}/")
+    chart = phone.locator(".chart-wrap svg")
+    expect(chart).to_be_visible()
+    chart.scroll_into_view_if_needed()
+    shoot(phone, "match-page-06-bot-chart-phone")
+    wrap_box = phone.locator(".chart-wrap").bounding_box()
+    chart_box = chart.bounding_box()
+    assert chart_box["width"] > wrap_box["width"], "the chart fits: nothing to scroll"
+    # the newest points (the right end) are in view; the oldest are a scroll away
+    assert chart_box["x"] + chart_box["width"] <= wrap_box["x"] + wrap_box["width"] + 1
+    assert chart_box["x"] < wrap_box["x"]
+    assert horizontal_overflow(phone) == 0
