@@ -15,7 +15,7 @@ from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
 from ladder.charts import ChartPoint, rating_chart
@@ -221,7 +221,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     return render(request, "ladder/match.html", ctx)
 
 
-@require_GET
+@require_safe
 def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
     """The replay file. Debug notes of seats the viewer does not own are removed."""
     match = get_object_or_404(Match, pk=match_id)

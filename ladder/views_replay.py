@@ -26,7 +26,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.gzip import gzip_page
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from arena import ReplayError, get_game, replay_from_bytes, spectator_frames
 from ladder.models import LiveStep, Match
@@ -142,7 +142,7 @@ def _head(match: Match) -> dict[str, Any]:
     }
 
 
-@require_GET
+@require_safe
 @gzip_page
 def frames(request: HttpRequest, match_id: int) -> JsonResponse:
     """Every frame of a finished match; the user's own bots' notes merged in."""
@@ -201,7 +201,7 @@ def live_frame(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@require_GET
+@require_safe
 @never_cache
 @gzip_page
 def live(request: HttpRequest, match_id: int) -> JsonResponse:

@@ -130,6 +130,12 @@ def test_leaderboards_leave_out_bots_that_never_had_code(client: Client, ladder,
         assert named_only.name not in names and "alice-a" in names
 
 
+def test_favicon_and_head_requests(client: Client) -> None:
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 301 and icon["Location"].endswith("favicon.svg")
+    assert client.head("/matches/999999/frames.json").status_code == 404  # not 405
+
+
 def test_unknown_game_is_404(client: Client) -> None:
     response = client.get("/games/chess/")
     assert response.status_code == 404
