@@ -116,3 +116,13 @@ def played_match(alpha, beta, settings) -> Match:
     assert tasks.run_match.run(match.pk) == "finished"
     match.refresh_from_db()
     return match
+
+
+@pytest.fixture
+def trio(alice, bob) -> tuple[Bot, Bot, Bot]:
+    """Three-seat bots of edel-stein-reich: two of alice's, one of bob's."""
+    return (
+        ready_bot(alice, "red", game="edel-stein-reich"),
+        ready_bot(alice, "green", game="edel-stein-reich"),
+        ready_bot(bob, "blue", game="edel-stein-reich"),
+    )

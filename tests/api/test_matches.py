@@ -108,16 +108,6 @@ def test_match_list_filters(client, alice, bob, alpha, beta) -> None:
     assert client.get("/api/matches?page_size=1").json()["count"] == 2
 
 
-@pytest.fixture
-def trio(alice, bob):
-    """Three-seat bots of edel-stein-reich: two of alice's, one of bob's."""
-    return (
-        ready_bot(alice, "red", game="edel-stein-reich"),
-        ready_bot(alice, "green", game="edel-stein-reich"),
-        ready_bot(bob, "blue", game="edel-stein-reich"),
-    )
-
-
 def challenge(client, bot: int, opponents: list[int], **extra):
     body = {"bot": bot, "opponents": opponents, **extra}
     return client.post("/api/challenges", body, "application/json")

@@ -31,17 +31,6 @@ def challenge_body(bot: Bot, opponents: list[Bot], **extra) -> dict:
     return {"bot": bot.pk, "opponents": [o.pk for o in opponents], **extra}
 
 
-@pytest.fixture
-def trio(alice, bob):
-    from tests.api.conftest import ready_bot
-
-    return (
-        ready_bot(alice, "red", game="edel-stein-reich"),
-        ready_bot(alice, "green", game="edel-stein-reich"),
-        ready_bot(bob, "blue", game="edel-stein-reich"),
-    )
-
-
 # --- the challenge limit comes before the (costly) option check -------------------
 
 

@@ -9,20 +9,18 @@ Screenshots go to test-artifacts/screenshots/ (match-page-*).
 
 from __future__ import annotations
 
-import random
 import re
 import statistics
 
 import pytest
 from django.db.models import F
 
-from arena import get_game
 from ladder import tasks
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import LiveStep, Match
 from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
-from tests.web.conftest import make_bot, play
+from tests.web.conftest import make_bot, play, random_steps
 
 pytestmark = pytest.mark.browser
 
@@ -66,25 +64,6 @@ def log_in(page: Page, username: str, password: str) -> None:
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name=re.compile("Log in", re.I)).click()
     expect(page.locator(".nav-user")).to_contain_text(username)
-
-
-def live_steps(game: str, match: Match, count: int, rng_seed: int):
-    """What LiveRecorder receives for the first `count` steps of `match`."""
-    state = get_game(game).new(match.seat_count, match.seed, match.options)
-    rng = random.Random(rng_seed)
-    for i in range(count):
-        seat = state.to_act()[0]
-        action = rng.choice(state.legal_actions(seat))
-        description = state.describe_action(seat, action)
-        state.apply(seat, action)
-        yield {
-            "step": i,
-            "seat": seat,
-            "action": action,
-            "description": description,
-            "view": state.spectator_view(),
-            "forced": False,
-        }
 
 
 def test_a_queued_match_that_finishes_refreshes_the_page(browser: Browser, process_sandbox) -> None:
@@ -179,7 +158,7 @@ def test_a_restarted_live_match_drops_the_old_step_from_the_address(
     match = create_match(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
     claim = match.claim_for("worker@test")
     recorder = tasks.LiveRecorder(match.pk, claim)
-    for step in live_steps(SD, match, 8, rng_seed=1):
+    for step in random_steps(SD, match.seat_count, match.seed, match.options, 8, rng_seed=1):
         recorder.on_step(step)
     recorder.flush()
 
@@ -198,7 +177,7 @@ def test_a_restarted_live_match_drops_the_old_step_from_the_address(
     # a platform fault: the worker plays the match again from the start
     LiveStep.objects.filter(match=match).delete()
     Match.objects.filter(pk=match.pk).update(attempts=F("attempts") + 1)
-    for step in live_steps(SD, match, 3, rng_seed=2):
+    for step in random_steps(SD, match.seat_count, match.seed, match.options, 3, rng_seed=2):
         recorder.on_step(step)
     recorder.flush()
     expect(replay).to_have_attribute("data-steps", "3")

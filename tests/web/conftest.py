@@ -4,12 +4,14 @@ directly in the database (no worker needed)."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
-from arena import replay_to_bytes
+from arena import get_game, replay_to_bytes
 from ladder.bots import add_version, create_bot
 from ladder.matches import create_match
 from ladder.models import Bot, Match, MatchSeat
@@ -92,3 +94,23 @@ def play(
 def fast_password_hashing(settings) -> None:
     # The real hasher costs ~0.5 s per user on a busy machine; the pages do not care.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def random_steps(game: str, seats: int, seed: int, options: dict, count: int, rng_seed: int = 1):
+    """What LiveRecorder receives for the first `count` steps of a game."""
+    state = get_game(game).new(seats, seed, options)
+    rng = random.Random(rng_seed)
+    for i in range(count):
+        seat = state.to_act()[0]
+        action = rng.choice(state.legal_actions(seat))
+        description = state.describe_action(seat, action)
+        state.apply(seat, action)
+        yield {
+            "step": i,
+            "seat": seat,
+            "action": action,
+            "description": description,
+            "view": state.spectator_view(),
+            "forced": False,
+            "note": f"live note of seat {seat}",
+        }

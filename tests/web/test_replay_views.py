@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import random
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,6 +22,7 @@ from ladder import tasks, views_replay
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import LiveStep, Match
+from tests.web.conftest import random_steps
 
 pytestmark = pytest.mark.django_db
 
@@ -185,26 +185,6 @@ def test_unknown_match_is_404(client) -> None:
     for name in ("match_frames_json", "match_live_json"):
         status, data = get_json(client, name, 999999)
         assert status == 404 and "999999" in data["error"]
-
-
-def random_steps(game: str, seats: int, seed: int, options: dict, count: int):
-    """What LiveRecorder receives for the first `count` steps of a game."""
-    state = get_game(game).new(seats, seed, options)
-    rng = random.Random(1)
-    for i in range(count):
-        seat = state.to_act()[0]
-        action = rng.choice(state.legal_actions(seat))
-        description = state.describe_action(seat, action)
-        state.apply(seat, action)
-        yield {
-            "step": i,
-            "seat": seat,
-            "action": action,
-            "description": description,
-            "view": state.spectator_view(),
-            "forced": False,
-            "note": f"live note of seat {seat}",
-        }
 
 
 def test_running_match_live_steps(client, alice, bob, staff, monkeypatch) -> None:
