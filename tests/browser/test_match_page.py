@@ -20,25 +20,12 @@ from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import LiveStep, Match
 from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
-from tests.web.conftest import make_bot, play, random_steps
+from tests.web.conftest import make_bot, noting_bot, play, random_steps
 
 pytestmark = pytest.mark.browser
 
 SD = "splendor-duel"
 ESR = "edel-stein-reich"
-
-NOTING_BOT = b"""
-import random
-from gemarena_sdk import run
-
-rng = random.Random()
-
-def decide(observation, legal):
-    return rng.choice(legal), "plan of OWNER"
-
-if __name__ == "__main__":
-    run(decide)
-"""
 
 
 def builtin_lineup(game: str, names: list[str]):
@@ -339,9 +326,7 @@ def test_debug_note_labels_for_owner_and_staff(
     lineup = []
     for user in (alice, staff):
         bot = create_bot(user, SD, f"{user.username}-notes")
-        lineup.append(
-            add_version(bot, "main.py", NOTING_BOT.replace(b"OWNER", user.username.encode()), False)
-        )
+        lineup.append(add_version(bot, "main.py", noting_bot(f"plan of {user.username}"), False))
     match = finished(SD, lineup)
     page = browser.page
     log_in(page, "carol", "carol-pass-123")

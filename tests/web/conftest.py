@@ -114,3 +114,19 @@ def random_steps(game: str, seats: int, seed: int, options: dict, count: int, rn
             "forced": False,
             "note": f"live note of seat {seat}",
         }
+
+
+def noting_bot(note: str) -> bytes:
+    """A random bot that sends `note` as its debug note with every action."""
+    return f"""
+import random
+from gemarena_sdk import run
+
+rng = random.Random()
+
+def decide(observation, legal):
+    return rng.choice(legal), {note!r}
+
+if __name__ == "__main__":
+    run(decide)
+""".encode()

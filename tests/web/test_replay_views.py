@@ -22,22 +22,9 @@ from ladder import tasks, views_replay
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import LiveStep, Match
-from tests.web.conftest import random_steps
+from tests.web.conftest import noting_bot, random_steps
 
 pytestmark = pytest.mark.django_db
-
-NOTING_BOT = b"""
-import random
-from gemarena_sdk import run
-
-rng = random.Random()
-
-def decide(observation, legal):
-    return rng.choice(legal), "note from OWNER"
-
-if __name__ == "__main__":
-    run(decide)
-"""
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +60,7 @@ def staff(django_user_model):
 
 def noting_version(user, game: str):
     bot = create_bot(user, game, f"{user.username}-{game[:3]}")
-    return add_version(bot, "bot.py", NOTING_BOT.replace(b"OWNER", user.username.encode()), False)
+    return add_version(bot, "bot.py", noting_bot(f"note from {user.username}"), False)
 
 
 def played(game: str, lineup) -> Match:
