@@ -11,6 +11,11 @@ time order, and it survives a reboot, unlike the monotonic clock), and a
 queue is read in order of that number, so files left by kombu's own naming
 are taken too, oldest first.
 
+A worker that consumes several queues looks in them in sorted order of
+their names, every time (kombu's own filesystem transport takes turns), the
+same order as the Redis broker's "sorted" strategy in config/settings.py:
+the platform's queue "gemarena" is emptied before "gemarena.ladder".
+
 `config.celery` registers this transport under kombu's "filesystem" alias
 before any connection is made, so `CELERY_BROKER_URL = "filesystem://"` uses
 it in every process (web, worker, beat).
@@ -38,7 +43,39 @@ def _age(name: str) -> tuple[int, str]:
     return (int(stamp) if stamp.isdigit() else 10**STAMP_WIDTH, name)
 
 
+class SortedCycle:
+    """Looks in the queues in sorted order of their names on every poll."""
+
+    def __init__(self, fun, queues: list[str]) -> None:
+        self.fun = fun
+        self.queues = queues  # the channel's own list: consumers come and go
+
+    def get(self, callback, **kwargs):
+        for queue in sorted(self.queues):
+            try:
+                return self.fun(queue, callback, **kwargs)
+            except Empty:
+                continue
+        raise Empty()
+
+    def close(self) -> None:
+        pass
+
+
 class Channel(filesystem.Channel):
+    def _reset_cycle(self) -> None:
+        self._cycle = SortedCycle(self._get_and_deliver, self._active_queues)
+
+    def _messages(self, queue: str) -> list[str]:
+        """The file names of `queue`'s messages, oldest first. A name is
+        "<stamp>_<uuid>.<queue>.msg" and the queue is all after the first dot
+        (kombu's suffix test gives queue "b" the messages of queue "a.b")."""
+        wanted = f"{queue}.msg"
+        return sorted(
+            (n for n in os.listdir(self.data_folder_in) if n.partition(".")[2] == wanted),
+            key=_age,
+        )
+
     def _put(self, queue: str, payload, **kwargs) -> None:
         stamp = f"{time.time_ns() // 1000:0{STAMP_WIDTH}d}"
         name = f"{stamp}_{uuid.uuid4()}.{queue}.msg"
@@ -53,14 +90,7 @@ class Channel(filesystem.Channel):
             raise ChannelError(f"cannot add message {name!r} to the queue: {exc}") from exc
 
     def _get(self, queue: str):
-        # "<stamp>_<uuid>.<queue>.msg": the queue is all after the first dot
-        # (a suffix test would give queue "b" the messages of queue "a.b")
-        wanted = f"{queue}.msg"
-        names = sorted(
-            (n for n in os.listdir(self.data_folder_in) if n.partition(".")[2] == wanted),
-            key=_age,
-        )
-        for name in names:
+        for name in self._messages(queue):
             # Renaming is the claim: of several workers, exactly one succeeds.
             taken = os.path.join(self.data_folder_in, f"taken-{uuid.uuid4().hex}")
             try:
@@ -75,6 +105,19 @@ class Channel(filesystem.Channel):
                 raise ChannelError(f"cannot read message {name!r}: {exc}") from exc
             return loads(bytes_to_str(payload))
         raise Empty()
+
+    def _size(self, queue: str) -> int:
+        return len(self._messages(queue))
+
+    def _purge(self, queue: str) -> int:
+        removed = 0
+        for name in self._messages(queue):
+            try:
+                os.remove(os.path.join(self.data_folder_in, name))
+                removed += 1
+            except FileNotFoundError:  # a worker took it meanwhile
+                pass
+        return removed
 
 
 class Transport(filesystem.Transport):

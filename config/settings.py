@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kombu import Exchange, Queue
+
 from config.env import (
     SettingError,
     database_from_url,
@@ -127,7 +129,12 @@ if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "redis+socke
     raise SettingError(f"REDIS_URL={REDIS_URL!r}: expected a redis:// or rediss:// URL")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": 3600}
+    # "sorted": a worker looks in its queues in sorted order of their names
+    # (see LADDER_QUEUE_SUFFIX); kombu's default takes turns
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        "visibility_timeout": 3600,
+        "queue_order_strategy": "sorted",
+    }
 else:
     # kombu's filesystem transport: a broker that needs no server.
     CELERY_BROKER_URL = "filesystem://"
@@ -149,6 +156,17 @@ CELERY_TASK_DEFAULT_QUEUE = env_match(
     "gemarena",
     r"[A-Za-z0-9._-]{1,100}",
     "a queue name is 1-100 letters, digits, '.', '-' and '_'",
+)
+#: The ladder's own matches (a full queue of them, refilled by the beat) go to
+#: "<queue>.ladder"; everything else, the matches somebody is waiting for (an
+#: upload's validation, challenges) and the beat's housekeeping, to the queue
+#: itself. Both brokers look in the queues in sorted order of their names, so
+#: a worker always takes those before the next ladder match
+#: (ladder.matches.queue_for).
+LADDER_QUEUE_SUFFIX = ".ladder"
+CELERY_TASK_QUEUES = tuple(
+    Queue(name, Exchange(name), routing_key=name)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_TASK_DEFAULT_QUEUE + LADDER_QUEUE_SUFFIX)
 )
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {

@@ -265,7 +265,7 @@ class MatchAdmin(admin.ModelAdmin):
                         started_at=None,
                         finished_at=None,
                     ):
-                        enqueue(match.pk)
+                        enqueue(match.pk, match.kind)
                         retried += 1
             elif match.status == Match.Status.FINISHED:
                 lineup = [s.version for s in match.seats.order_by("seat")]

@@ -80,7 +80,9 @@ class Phase:
 # --- the workers -----------------------------------------------------------------
 
 
-def start_workers(count: int, queue: str, env: dict[str, str], args) -> list[subprocess.Popen]:
+def start_workers(count: int, env: dict[str, str], args) -> list[subprocess.Popen]:
+    from ladder.matches import worker_queues
+
     procs = []
     for n in range(count):
         cmd = [
@@ -98,7 +100,7 @@ def start_workers(count: int, queue: str, env: dict[str, str], args) -> list[sub
             "--without-gossip",
             "--without-mingle",
             "-Q",
-            queue,
+            ",".join(worker_queues()),
             "-n",
             f"load{n}-{os.getpid()}@%h",
             "--loglevel",
@@ -408,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for count in counts:
             phase = Phase(count, args.matches, load_before=os.getloadavg()[0])
-            procs = start_workers(count, queue, env, args)
+            procs = start_workers(count, env, args)
             try:
                 wait_ready("load", count, 120)
                 # as deep as the scheduler keeps it: per live worker, not per pool slot
@@ -424,7 +426,7 @@ def main(argv: list[str] | None = None) -> int:
             phases.append(phase)
             print(row(phase), flush=True)
         if args.web_clients:
-            web = run_web_phase(args, queue, env, versions, rng)
+            web = run_web_phase(args, env, versions, rng)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -433,10 +435,10 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-def run_web_phase(args, queue, env, versions, rng) -> WebResult:
+def run_web_phase(args, env, versions, rng) -> WebResult:
     port = free_port()
     web_env = {**env, "ALLOWED_HOSTS": "127.0.0.1,localhost"}
-    procs = start_workers(args.web_workers, queue, env, args)
+    procs = start_workers(args.web_workers, env, args)
     server = start_web(web_env, port)
     stop = threading.Event()
     feeder = Phase(args.web_workers, 10_000)

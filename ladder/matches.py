@@ -54,15 +54,30 @@ def create_match(
         MatchSeat.objects.bulk_create(
             MatchSeat(match=match, seat=i, version=v) for i, v in enumerate(lineup)
         )
-        enqueue(match.pk)
+        enqueue(match.pk, kind)
     return match
 
 
-def enqueue(match_id: int, countdown: float = 0) -> None:
+def queue_for(kind: str) -> str:
+    """The broker queue of a match of this kind. The ladder's matches wait in
+    "<queue>.ladder"; the others (an upload's validation, challenges) are
+    waited for by somebody and go to the platform's queue, which workers empty
+    first (config/settings.py, LADDER_QUEUE_SUFFIX). Read at call time: tests
+    send to a queue of their own."""
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    return queue + settings.LADDER_QUEUE_SUFFIX if kind == Match.Kind.LADDER else queue
+
+
+def worker_queues() -> list[str]:
+    """What a worker consumes (`celery worker -Q ...`): both queues."""
+    return [queue_for(Match.Kind.VALIDATION), queue_for(Match.Kind.LADDER)]
+
+
+def enqueue(match_id: int, kind: str, countdown: float = 0) -> None:
     """Send the match to a worker once the current transaction has committed."""
     from ladder.tasks import run_match  # tasks import this module
 
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE  # read now: tests send to a queue of their own
+    queue = queue_for(kind)
 
     def send() -> None:
         run_match.apply_async((match_id,), countdown=countdown or None, queue=queue)

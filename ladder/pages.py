@@ -258,9 +258,14 @@ class QueuePlan:
 
 
 def queue_plan(limit: int = 2000) -> QueuePlan:
-    """Queued matches in the order workers take them (oldest first), 2 queries."""
+    """Queued matches in the order workers take them, 2 queries: the ones
+    somebody waits for (validation, challenges) before the ladder's
+    (ladder.matches.queue_for), each oldest first."""
+    ladder_last = Case(When(kind=Match.Kind.LADDER, then=Value(1)), default=Value(0))
     matches = list(
-        Match.objects.filter(status=Match.Status.QUEUED).order_by("created_at", "pk")[:limit]
+        Match.objects.filter(status=Match.Status.QUEUED).order_by(ladder_last, "created_at", "pk")[
+            :limit
+        ]
     )
     index = {m.pk: i + 1 for i, m in enumerate(matches)}
     seats: dict[int, list[MatchSeat]] = defaultdict(list)

@@ -114,7 +114,7 @@ def _run_match(task, match_id: int) -> str:
         if refused:
             # not claimed, so no attempt is counted; another worker takes it
             log.warning("match %s: refused, self-test failing: %s", match_id, refused)
-            enqueue(match_id, countdown=REFUSED_DELAY_S)
+            enqueue(match_id, match.kind, countdown=REFUSED_DELAY_S)
             time.sleep(REFUSED_DELAY_S)
             return "refused"
         claim = match.claim_for(worker)
@@ -248,7 +248,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
             attempts=F("attempts") - 1,
         )
         if requeued:
-            enqueue(match_id, countdown=REFUSED_DELAY_S)
+            enqueue(match_id, match.kind, countdown=REFUSED_DELAY_S)
         return "retry (worker fault)"
     if match.attempts >= settings.MATCH_MAX_ATTEMPTS:
         errored = Match.objects.filter(
@@ -267,7 +267,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
     )
     if requeued:
         delay = RETRY_BACKOFF_S[min(match.attempts, len(RETRY_BACKOFF_S)) - 1]
-        enqueue(match_id, countdown=delay)
+        enqueue(match_id, match.kind, countdown=delay)
     return "retry"
 
 
@@ -283,11 +283,11 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
     queued = Match.objects.filter(status=Match.Status.QUEUED)
     if not resend_all:
         queued = queued.filter(created_at__lt=long_ago)
-    forgotten = list(queued.order_by("pk").values_list("pk", flat=True)[:5000])
+    forgotten = list(queued.order_by("pk").values_list("pk", "kind")[:5000])
     if resend_all and forgotten:
         log.warning("the broker lost its messages: sending %s queued matches again", len(forgotten))
-    for match_id in forgotten:
-        enqueue(match_id)
+    for match_id, kind in forgotten:
+        enqueue(match_id, kind)
     reap_sandboxes(
         settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s,
         instance=LadderSettings.instance_id(),
@@ -321,7 +321,7 @@ def release_lost_matches(lost: dict, reason: str) -> int:
     update, so a match that moved on meanwhile is left alone."""
     running = Match.objects.filter(status=Match.Status.RUNNING, **lost)
     released = 0
-    for match_id in list(running.values_list("pk", flat=True)):
+    for match_id, kind in list(running.values_list("pk", "kind")):
         if not running.filter(pk=match_id).update(
             status=Match.Status.QUEUED, claim=None, worker="", error=reason
         ):
@@ -332,7 +332,7 @@ def release_lost_matches(lost: dict, reason: str) -> int:
         selftest.discard_match_sandboxes(str(match_id))
         LiveStep.objects.filter(match_id=match_id).delete()
         log.warning("match %s: %s, back to the queue", match_id, reason)
-        enqueue(match_id)
+        enqueue(match_id, kind)
     return released
 
 

@@ -92,9 +92,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     try:
+        from django.conf import settings
+
         from config.celery import app
 
         with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge(TEST_QUEUE)
+            for queue in (TEST_QUEUE, TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX):
+                conn.default_channel.queue_purge(queue)
     except Exception:  # nothing queued, or the broker is gone: nothing to clean
         pass

@@ -58,3 +58,41 @@ def test_an_older_message_is_not_overtaken_when_the_clock_gains_a_digit(channel)
     chan._put("q", {"body": "now"})
     assert take_all(chan) == ["earlier", "later", "now"]
     assert list(folder.iterdir()) == []  # nothing half-taken is left behind
+
+
+def test_size_and_purge_count_only_the_queue_named(channel) -> None:
+    chan, folder = channel
+    chan._put("q", {"body": "mine"})
+    chan._put("x.q", {"body": "a queue whose name ends in .q"})
+    chan._put("q.ladder", {"body": "the ladder's"})
+    assert chan._size("q") == 1
+    assert chan._purge("q") == 1
+    assert sorted(p.name.partition(".")[2] for p in folder.iterdir()) == [
+        "q.ladder.msg",
+        "x.q.msg",
+    ]
+
+
+def test_a_worker_empties_the_queues_in_sorted_order_of_their_names(tmp_path: Path) -> None:
+    """Consumed in either order, "q" is emptied before "q.ladder": the matches
+    somebody waits for overtake the ladder's (config/settings.py)."""
+    from kombu import Consumer, Exchange, Producer, Queue
+
+    folder = tmp_path / "queue"
+    folder.mkdir()
+    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    queues = [Queue(n, Exchange(n), routing_key=n) for n in ("q.ladder", "q")]
+    got: list[str] = []
+    with Connection("filesystem://", transport_options=options) as conn:
+        producer = Producer(conn.default_channel)
+        for n in range(3):
+            producer.publish({"body": f"ladder {n}"}, routing_key="q.ladder", declare=[queues[0]])
+        producer.publish({"body": "validation"}, routing_key="q", declare=[queues[1]])
+        with Consumer(
+            conn.default_channel,
+            queues,
+            callbacks=[lambda body, message: (got.append(body["body"]), message.ack())],
+        ):
+            for _ in range(4):
+                conn.drain_events(timeout=2)
+    assert got == ["validation", "ladder 0", "ladder 1", "ladder 2"]

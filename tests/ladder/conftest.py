@@ -77,6 +77,8 @@ def named_workers(
     """Real Celery workers `<name>-<pid>@host` on the test database and the test
     queue, each with its own extra environment; killed at exit. Their output
     goes to <media>-<name>.log next to the media folder."""
+    from ladder.matches import worker_queues
+
     procs: dict[str, subprocess.Popen] = {}
     try:
         for name in names:
@@ -104,7 +106,7 @@ def named_workers(
                     "--without-gossip",
                     "--without-mingle",
                     "-Q",
-                    TEST_QUEUE,
+                    ",".join(worker_queues()),
                     "-n",
                     f"{name}-{os.getpid()}@%h",
                     "--loglevel",

@@ -186,7 +186,7 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
 
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
     sent = []
-    monkeypatch.setattr(ladder_admin, "enqueue", sent.append)
+    monkeypatch.setattr(ladder_admin, "enqueue", lambda mid, kind: sent.append(mid))
     lineup = [s.version for s in finished_match.seats.order_by("seat")]
     errored = create_match("splendor-duel", lineup)
     Match.objects.filter(pk=errored.pk).update(

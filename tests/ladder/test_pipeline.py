@@ -743,7 +743,7 @@ def test_a_restarted_worker_gives_back_what_its_earlier_run_was_playing(
     Match.objects.filter(pk=twin.pk).update(heartbeat_at=timezone.now())  # steps still come
     discarded, sent = [], []
     monkeypatch.setattr(tasks.selftest, "discard_match_sandboxes", discarded.append)
-    monkeypatch.setattr(tasks, "enqueue", sent.append)
+    monkeypatch.setattr(tasks, "enqueue", lambda mid, kind: sent.append((mid, kind)))
 
     assert tasks.release_matches_of_earlier_run("worker@host", boot) == 1
     statuses = dict(Match.objects.values_list("pk", "status"))
@@ -753,7 +753,7 @@ def test_a_restarted_worker_gives_back_what_its_earlier_run_was_playing(
         since.pk: Match.Status.RUNNING,
         twin.pk: Match.Status.RUNNING,
     }
-    assert discarded == [str(earlier.pk)] and sent == [earlier.pk]
+    assert discarded == [str(earlier.pk)] and sent == [(earlier.pk, "ladder")]
     assert Match.objects.get(pk=earlier.pk).error == "worker restarted"
     # and it is played normally afterwards, on its second attempt
     assert tasks.run_match.run(earlier.pk) == "finished"
@@ -783,7 +783,7 @@ def test_every_heartbeat_gives_back_quiet_matches_of_an_earlier_run(
     monkeypatch.setattr(
         tasks.selftest, "start_heartbeat_thread", lambda hostname, on_beat: chores.append(on_beat)
     )
-    monkeypatch.setattr(tasks, "enqueue", lambda match_id: None)
+    monkeypatch.setattr(tasks, "enqueue", lambda match_id, kind: None)
     tasks.announce_worker(SimpleNamespace(hostname="worker@host"))
     assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING  # still writing
     (beat,) = chores

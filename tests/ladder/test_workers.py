@@ -14,13 +14,14 @@ import signal
 import time
 
 import pytest
+from django.conf import settings
 
 from ladder.bots import install_builtin
 from ladder.leaderboard import recompute_elo
 from ladder.matches import create_match
 from ladder.models import Match, MatchSeat, Rating, RatingHistory
 from ladder.tasks import reap_stale_matches
-from tests.ladder.conftest import paced_random_bot, wait_for, worker_processes
+from tests.ladder.conftest import RANDOM_BOT, paced_random_bot, wait_for, worker_processes
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -48,6 +49,31 @@ def test_four_workers_lose_no_update(media_dir) -> None:
     report = recompute_elo("splendor-duel", write=False)
     assert report.matches == len(lineups)
     assert report.differences == []
+
+
+def test_an_uploads_validation_overtakes_the_queued_ladder_matches(media_dir) -> None:
+    """The ladder's matches wait in their own queue: a worker takes the
+    validation of a new upload before them, though they were queued first."""
+    from ladder.bots import add_version
+
+    a, b, author = (
+        install_builtin("splendor-duel", "random", bot_name=n) for n in ("q-a", "q-b", "q-new")
+    )
+    ladder = [create_match("splendor-duel", [a.active_version, b.active_version]) for _ in range(6)]
+    version = add_version(author, "main.py", RANDOM_BOT + b"\n# a new version\n")
+    validations = list(Match.objects.filter(validates=version))
+    assert len(validations) == settings.VALIDATION_MATCHES
+    with worker_processes(1, media_dir, {"SANDBOX_BACKEND": "process"}):
+        wait_for(
+            lambda: not Match.objects.exclude(status=Match.Status.FINISHED).exists(),
+            timeout_s=180,
+            what="the ladder and validation matches to finish",
+        )
+    started = dict(Match.objects.values_list("pk", "started_at"))
+    first_ladder = min(started[m.pk] for m in ladder)
+    assert all(started[m.pk] < first_ladder for m in validations), started
+    version.refresh_from_db()
+    assert version.status == version.Status.READY
 
 
 @pytest.mark.docker

@@ -103,7 +103,9 @@ def test_failing_worker_refuses_matches_without_counting_an_attempt(
     WorkerHeartbeat.beat("w-test@host", "docker")
     WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="engine gone")
     sent = []
-    monkeypatch.setattr(tasks, "enqueue", lambda mid, countdown=0: sent.append((mid, countdown)))
+    monkeypatch.setattr(
+        tasks, "enqueue", lambda mid, kind, countdown=0: sent.append((mid, countdown))
+    )
     monkeypatch.setattr(tasks.time, "sleep", lambda s: None)
     assert tasks._run_match(FakeTask(), match.pk) == "refused"
     match.refresh_from_db()
@@ -127,7 +129,7 @@ def test_fault_on_a_broken_worker_gives_the_attempt_back(process_sandbox, monkey
 
     sent = []
     monkeypatch.setattr(tasks, "play_match", broken)
-    monkeypatch.setattr(tasks, "enqueue", lambda mid, countdown=0: sent.append(mid))
+    monkeypatch.setattr(tasks, "enqueue", lambda mid, kind, countdown=0: sent.append(mid))
     monkeypatch.setattr(selftest, "sandbox_self_test", lambda *a, **k: (False, "engine gone"))
     for _ in range(5):  # more than MATCH_MAX_ATTEMPTS: still never errored
         WorkerHeartbeat.objects.update(self_test_ok=True)
