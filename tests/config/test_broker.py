@@ -80,7 +80,11 @@ def test_a_worker_empties_the_queues_in_sorted_order_of_their_names(tmp_path: Pa
 
     folder = tmp_path / "queue"
     folder.mkdir()
-    options = {"data_folder_in": str(folder), "data_folder_out": str(folder)}
+    options = {
+        "data_folder_in": str(folder),
+        "data_folder_out": str(folder),
+        "control_folder": str(tmp_path / "control"),  # kombu's default is ./control
+    }
     queues = [Queue(n, Exchange(n), routing_key=n) for n in ("q.ladder", "q")]
     got: list[str] = []
     with Connection("filesystem://", transport_options=options) as conn:
