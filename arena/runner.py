@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -61,6 +63,9 @@ __all__ = [
 StepCallback = Callable[[dict[str, Any]], None]
 _READY = frozenset([READY])
 _END_SEND_TIMEOUT_S = 0.5
+#: after an interruption, how long teardown waits for the start and ask
+#: threads that still launch bots or wait for them (see _Match._teardown)
+_HELPERS_WAIT_S = 30.0
 #: after the end message, how long bots get (all together) to read it, run
 #: their on_end and exit by themselves before they are stopped
 END_GRACE_MS = 150
@@ -131,6 +136,8 @@ class _Match:
         self.steps: list[dict[str, Any]] = []
         self.overheads_ms: list[float] = []
         self._last_think: dict[int, float] = {}
+        self._busy = 0  # start and ask calls under way, in any thread
+        self._busy_lock = threading.Lock()
         try:
             self.backend = sandbox.get_backend(request.sandbox)
         except SandboxError as exc:
@@ -169,7 +176,7 @@ class _Match:
             timings["end_ms"] = (time.monotonic() - t2) * 1000
         finally:
             t3 = time.monotonic()
-            self._stop_all()
+            self._teardown()
             timings["teardown_ms"] = (time.monotonic() - t3) * 1000
         timings["wall_ms"] = (time.monotonic() - t0) * 1000
         timings["decisions"] = sum(s.timing.decisions for s in self.seats)
@@ -232,7 +239,40 @@ class _Match:
         if errors:
             raise errors[0]  # a bug of ours: surface it unchanged
 
+    @contextmanager
+    def _helping(self) -> Iterator[None]:
+        """Counts a start or ask call while it runs (see _teardown)."""
+        with self._busy_lock:
+            self._busy += 1
+        try:
+            yield
+        finally:
+            with self._busy_lock:
+                self._busy -= 1
+
+    def _teardown(self) -> None:
+        """Stop every seat. Normally the start and ask threads are done by now.
+        After an interruption (a signal raised out of a wait, as SIGTERM is in
+        a Celery pool process) they may still be launching bots or waiting
+        for their replies. A bot is not for two threads at once, so each bot
+        they have is killed as it appears, which ends their waits, and the
+        seats are stopped once they are done: no container or bot process is
+        left behind."""
+        killed: set[int] = set()
+        deadline = time.monotonic() + _HELPERS_WAIT_S
+        while self._busy and time.monotonic() < deadline:
+            for seat in self.seats:
+                if seat.proc is not None and seat.index not in killed:
+                    killed.add(seat.index)
+                    seat.proc.kill()
+            time.sleep(0.02)
+        self._stop_all()
+
     def _start(self, seat: _Seat) -> None:
+        with self._helping():
+            self._start_seat(seat)
+
+    def _start_seat(self, seat: _Seat) -> None:
         t0 = time.monotonic()
         seat.proc = self.backend.launch(
             seat.path,
@@ -341,7 +381,9 @@ class _Match:
                 self.overheads_ms.append((time.monotonic() - t_iter - waited) * 1000)
         finally:
             if pool is not None:
-                pool.shutdown(wait=True)
+                # Its asks are answered by now, unless a signal cut the wait
+                # short: then _teardown ends them by killing the bots.
+                pool.shutdown(wait=False, cancel_futures=True)
 
     def _request(self, state: GameState, seat: int, step: int, legal: list[str]) -> bytes:
         if not legal:
@@ -398,8 +440,8 @@ class _Match:
 
     def _ask(self, seat: _Seat, message: bytes, legal: list[str], step: int) -> Reply | None:
         allowed_ms = self.time.move_ms + max(0.0, seat.bank_ms)
-        reply = self._exchange(seat, message, legal, time.monotonic(), allowed_ms, step=step)
-        return reply
+        with self._helping():
+            return self._exchange(seat, message, legal, time.monotonic(), allowed_ms, step=step)
 
     def _exchange(
         self,

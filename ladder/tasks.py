@@ -130,6 +130,18 @@ def _run_match(task, match_id: int) -> str:
     live = LiveRecorder(match_id, claim)
     try:
         result = play_match(runner_request(match), on_step=live.on_step)
+    except SystemExit:
+        # A prefork pool process turns SIGTERM into SystemExit (billiard), so
+        # the runner's `finally` has stopped the bots. Celery signals only its
+        # main process, which lets matches finish; this is a process manager
+        # stopping the whole group (honcho, when `make run` is stopped). The
+        # match goes straight back to the queue, its attempt not counted.
+        log.warning("match %s: the worker process was stopped mid-match", match_id)
+        try:
+            release_after_fault(match_id, claim, "worker stopped mid-match", count_attempt=False)
+        except Exception:  # the reaper gives it back later
+            log.exception("match %s: could not give the match back", match_id)
+        raise
     except Exception as exc:  # SystemFault or anything unexpected: never the bots' fault
         kind = (
             "system fault"

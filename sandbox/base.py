@@ -89,7 +89,8 @@ def ms_since(start: float) -> float:
 
 
 class BotProcess(ABC):
-    """One running bot. Not thread-safe: one reader/writer at a time."""
+    """One running bot. Not thread-safe: one reader/writer at a time, except
+    kill(), which any thread may call."""
 
     name: str
 
@@ -143,6 +144,12 @@ class BotProcess(ABC):
     def stderr_tail(self) -> str:
         """The bounded tail of stderr seen so far (decoded with replacement)."""
         return self._stderr.text()
+
+    @abstractmethod
+    def kill(self) -> None:
+        """End the bot's processes now, from any thread, leaving its streams
+        open: a thread waiting for its output sees the output end. stop()
+        must still follow. Never raises."""
 
     @abstractmethod
     def stop(self, reason: ExitKind | None = None) -> ExitReport:

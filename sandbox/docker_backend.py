@@ -346,6 +346,12 @@ class DockerBot(BotProcess):
 
     # -- teardown --------------------------------------------------------------
 
+    def kill(self) -> None:
+        if self._report is not None:
+            return
+        with contextlib.suppress(*_api_errors()):
+            self._api.kill(self.container_id)  # the attach stream then ends
+
     def stop(self, reason: ExitKind | None = None) -> ExitReport:
         if self._report is not None:
             return self._report
@@ -353,6 +359,8 @@ class DockerBot(BotProcess):
         details: list[str] = []
         try:
             self._drain_available()
+        except Exception as exc:  # best effort: never skip the removal below
+            details.append(f"drain: {exc.__class__.__name__}: {exc}")
         finally:
             # alive = we had not seen its output end; decided before closing
             # its stdin, which lets a well-behaved bot exit by itself

@@ -348,18 +348,25 @@ class ProcessBot(BotProcess):
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
             )  # fmt: skip
 
+    def kill(self) -> None:
+        if self._report is None:
+            self._kill_all()  # its pipes then end
+
     def stop(self, reason: ExitKind | None = None) -> ExitReport:
         if self._report is not None:
             return self._report
         t0 = time.monotonic()
-        self._drain_stderr()
+        details: list[str] = []
+        try:
+            self._drain_stderr()
+        except Exception as exc:  # best effort: never skip the kill below
+            details.append(f"drain: {exc.__class__.__name__}: {exc}")
         # alive = its output had not ended (as for Docker); a bot whose
         # output ended gets a moment to exit by itself, so its own code counts
         running = not self._eof and self._proc.poll() is None
         if self._eof:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._proc.wait(timeout=0.5)
-        details: list[str] = []
         for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]

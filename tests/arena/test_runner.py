@@ -215,3 +215,29 @@ def test_simultaneous_phase_asks_seats_concurrently() -> None:
     assert all(e["secret"] for e in first_round)
     assert result.timings["play_ms"] < 1200, result.timings
     assert verify_replay(result.replay) == []
+
+
+@pytest.mark.parametrize("when", ["start", 0])
+def test_a_signal_mid_match_leaves_no_bot_running(when) -> None:
+    """A Celery pool process turns SIGTERM into SystemExit, raised wherever
+    the main thread waits, while start or ask threads still wait on the bots
+    (3 seats: they start and, in Edel, Stein & Reich's secret bids, answer
+    at once). The match unwinds and no bot outlives it."""
+    import signal
+
+    dirs = [bot_dir("faulty", fault="timeout", at=when) for _ in range(3)]
+    bots = [BotSpec(f"stuck{n}", d) for n, d in enumerate(dirs)]
+    tc = TimeControl(startup_ms=20_000, move_ms=20_000, bank_ms=0)
+
+    def interrupt(signum, frame):
+        raise SystemExit(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        with pytest.raises(SystemExit, match="signal"):
+            play_match(MatchRequest("edel-stein-reich", bots, seed=5, time=tc, sandbox="process"))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert [p for d in dirs for p in processes_mentioning(str(d))] == []

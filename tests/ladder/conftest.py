@@ -72,7 +72,10 @@ def database_url() -> str:
 
 @contextmanager
 def named_workers(
-    names: list[str], media: Path, env_by_name: dict[str, dict[str, str]] | None = None
+    names: list[str],
+    media: Path,
+    env_by_name: dict[str, dict[str, str]] | None = None,
+    pool: str = "solo",
 ) -> Iterator[dict[str, subprocess.Popen]]:
     """Real Celery workers `<name>-<pid>@host` on the test database and the test
     queue, each with its own extra environment; killed at exit. Their output
@@ -101,7 +104,9 @@ def named_workers(
                     "config",
                     "worker",
                     "--pool",
-                    "solo",
+                    pool,
+                    "--concurrency",
+                    "1",
                     "--without-heartbeat",
                     "--without-gossip",
                     "--without-mingle",
@@ -135,11 +140,11 @@ def named_workers(
 
 @contextmanager
 def worker_processes(
-    count: int, media: Path, extra_env: dict[str, str] | None = None
+    count: int, media: Path, extra_env: dict[str, str] | None = None, pool: str = "solo"
 ) -> Iterator[list[subprocess.Popen]]:
     """`count` identical workers (see named_workers)."""
     names = [f"test{n}" for n in range(count)]
-    with named_workers(names, media, {n: extra_env or {} for n in names}) as procs:
+    with named_workers(names, media, {n: extra_env or {} for n in names}, pool) as procs:
         yield [procs[n] for n in names]
 
 

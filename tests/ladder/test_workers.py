@@ -16,7 +16,7 @@ import time
 import pytest
 from django.conf import settings
 
-from ladder.bots import install_builtin
+from ladder.bots import add_version, install_builtin
 from ladder.leaderboard import recompute_elo
 from ladder.matches import create_match
 from ladder.models import Match, MatchSeat, Rating, RatingHistory
@@ -54,7 +54,6 @@ def test_four_workers_lose_no_update(media_dir) -> None:
 def test_an_uploads_validation_overtakes_the_queued_ladder_matches(media_dir) -> None:
     """The ladder's matches wait in their own queue: a worker takes the
     validation of a new upload before them, though they were queued first."""
-    from ladder.bots import add_version
 
     a, b, author = (
         install_builtin("splendor-duel", "random", bot_name=n) for n in ("q-a", "q-b", "q-new")
@@ -89,7 +88,6 @@ def test_killed_worker_match_finishes_once(media_dir, settings, back_by) -> None
     settings.MATCH_STALE_SECONDS = 30 if back_by == "reaper" else 3600
     slow = install_builtin("splendor-duel", "random", bot_name="slow-a")
     other = install_builtin("splendor-duel", "random", bot_name="slow-b")
-    from ladder.bots import add_version
 
     version = add_version(slow, "slow.py", SLOW_BOT, validate=False)
     match = create_match("splendor-duel", [version, other.active_version])
@@ -130,3 +128,49 @@ def test_killed_worker_match_finishes_once(media_dir, settings, back_by) -> None
     assert RatingHistory.objects.filter(match=match).count() == 2
     assert MatchSeat.objects.filter(match=match, rank__isnull=False).count() == 2
     assert not client.containers.list(all=True, filters={"label": label})
+
+
+SLOW_STARTER = b"""
+import json, random, sys, time
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg.get("type") == "start":
+        time.sleep(6)
+        print(json.dumps("ready"), flush=True)
+    elif msg.get("type") == "request":
+        print(json.dumps(random.choice(msg["legal"])), flush=True)
+    elif msg.get("type") == "end":
+        break
+"""
+
+
+@pytest.mark.docker
+def test_a_worker_stopped_with_its_whole_process_group_leaves_no_container(media_dir) -> None:
+    """honcho stops `make run` with SIGTERM to the worker's whole process
+    group, so the pool process playing a match is signalled too, here while
+    its threads wait for three bots to start. It used to leave their
+    containers behind (teardown raced the waiting threads); now it stops
+    them and gives the match straight back, its attempt not counted."""
+    import docker
+
+    lineup = []
+    for n in range(3):
+        bot = install_builtin("edel-stein-reich", "random", bot_name=f"stop-{n}")
+        lineup.append(add_version(bot, "slow.py", SLOW_STARTER, validate=False))
+    match = create_match("edel-stein-reich", lineup)
+    client = docker.from_env()
+    label = f"gemarena.match={match.pk}"
+    with worker_processes(1, media_dir, {"SANDBOX_BACKEND": "docker"}, pool="prefork") as (worker,):
+        wait_for(
+            lambda: len(client.containers.list(filters={"label": label})) == 3,
+            timeout_s=60,
+            what="the match's three containers to start",
+        )
+        time.sleep(1)  # the bots are still starting
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=60)
+    assert not client.containers.list(all=True, filters={"label": label})
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED
+    assert match.attempts == 0 and match.claim is None
+    assert "worker stopped mid-match" in match.error

@@ -8,6 +8,7 @@ import math
 import os
 import struct
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from sandbox import ExitKind, SandboxError
 from sandbox.base import check_bot_dir, classify_exit
 from sandbox.streams import STDERR, STDOUT, FrameDemux, LineBuffer, Tail
 
-from .conftest import BOTS, LIMITS, SESSION, SESSION_LABEL
+from .conftest import BOTS, LIMITS, SESSION, SESSION_LABEL, Harness
 
 
 def frame(stream: int, payload: bytes) -> bytes:
@@ -418,3 +419,50 @@ def test_reap_lists_only_the_containers_it_removed() -> None:
                 raise docker.errors.NotFound("no such container", response=answer(404))
 
     assert reap(60, api=Engine(), now=1000) == ["bot-a", "bot-c"]
+
+
+def test_kill_from_another_thread_ends_a_wait_for_a_line(harness: Harness):
+    """A match interrupted by a signal tears down while its ask threads may
+    still wait on the bots: it kills them first (any thread may), the waits
+    end, and only then are the bots stopped (sandbox.base.BotProcess)."""
+    bot = harness.backend.launch(
+        BOTS / "sleep_past_deadline", LIMITS, "waited-on", labels={SESSION_LABEL: SESSION}
+    )
+    try:
+        assert bot.send_line(b'{"go": 1}')
+        replies = []
+        reader = threading.Thread(
+            target=lambda: replies.append(bot.read_line(time.monotonic() + 30))
+        )
+        reader.start()
+        time.sleep(0.5)  # the reader is waiting for a line
+        bot.kill()
+        reader.join(timeout=15)
+        assert not reader.is_alive(), "the reader still waits after kill()"
+        report = bot.stop()
+    finally:
+        bot.stop()
+    assert replies and replies[0].status is sandbox.ReadStatus.EOF, replies
+    assert replies[0].elapsed_ms < 10_000, replies
+    assert report.exit_code is not None, report  # it was waited for, then removed
+    assert harness.leftovers(bot) == []
+
+
+def test_stop_removes_the_bot_even_when_collecting_its_last_output_fails(
+    harness: Harness, monkeypatch
+):
+    """Collecting stderr on the way out is best effort. It used to raise
+    (two threads polling one bot) and skip the kill and the removal, which
+    left exited containers behind when `make run` was stopped."""
+    bot = harness.backend.launch(
+        BOTS / "sleep_past_deadline", LIMITS, "drain-fails", labels={SESSION_LABEL: SESSION}
+    )
+
+    def fails() -> None:
+        raise RuntimeError("concurrent poll() invocation")
+
+    drain = "_drain_available" if harness.backend.name == "docker" else "_drain_stderr"
+    monkeypatch.setattr(bot, drain, fails)
+    report = bot.stop()
+    assert "drain: RuntimeError: concurrent poll() invocation" in report.detail
+    assert harness.leftovers(bot) == []
