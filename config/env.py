@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import sys
+from pathlib import Path
 from typing import Any
 
 import dj_database_url
@@ -126,3 +128,40 @@ def database_from_url(name: str, url: str, **options: Any) -> dict[str, Any]:
             "process); give sqlite:////absolute/path.sqlite3, or leave it unset"
         )
     return database
+
+
+def install_secret_key(path: Path) -> str:
+    """The embedded default's SECRET_KEY when none is set: made once per
+    install and kept in `path` (mode 0600), so sessions survive a restart and
+    no two installs share a key. Web, worker and beat start at once: the
+    first process to link its key into place wins and the others read it."""
+    if not path.exists():
+        key = secrets.token_urlsafe(50)
+        partial = path.with_name(f".{path.name}-{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as out:
+                out.write(key + "\n")
+            try:
+                os.link(partial, path)  # never replaces: another process may have won
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(partial)
+        except OSError as exc:
+            raise SettingError(
+                f"SECRET_KEY is not set and {str(path)!r} cannot be written ({exc.strerror}); "
+                "set SECRET_KEY or make GEMARENA_VAR_DIR writable"
+            ) from None
+    try:
+        key = path.read_text().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingError(
+            f"SECRET_KEY is not set and {str(path)!r} cannot be read ({exc})"
+        ) from None
+    if len(key) < 50:
+        raise SettingError(
+            f"{str(path)!r} holds no usable SECRET_KEY (under 50 characters); "
+            "delete it to have a new one made (everyone is logged out)"
+        )
+    return key

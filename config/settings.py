@@ -22,6 +22,7 @@ from config.env import (
     env_list,
     env_match,
     env_str,
+    install_secret_key,
     report_setting_errors,
 )
 from ladder.logging import logging_config
@@ -38,7 +39,8 @@ except OSError as exc:
     ) from None
 
 PRODUCTION = env_bool("GEMARENA_PRODUCTION", False)
-DEBUG = env_bool("DEBUG", not PRODUCTION)
+#: Django's debug pages show code and settings: only for developers who ask
+DEBUG = env_bool("DEBUG", False)
 if PRODUCTION and DEBUG:
     raise SettingError("DEBUG=1 is not allowed with GEMARENA_PRODUCTION=1")
 
@@ -46,7 +48,7 @@ SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if PRODUCTION:
         raise SettingError("SECRET_KEY must be set when GEMARENA_PRODUCTION=1")
-    SECRET_KEY = "embedded-default-not-secret-" + "x" * 40
+    SECRET_KEY = install_secret_key(VAR_DIR / "secret-key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "[::1]"])
 if PRODUCTION and not ALLOWED_HOSTS:
@@ -226,6 +228,9 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+#: Outside production whitenoise serves static/ as it is (no collectstatic
+#: step for `make run`); its default follows DEBUG, which is off
+WHITENOISE_USE_FINDERS = not PRODUCTION
 MEDIA_ROOT = Path(env_str("GEMARENA_MEDIA_DIR") or VAR_DIR / "media")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "account"

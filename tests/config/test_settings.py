@@ -41,6 +41,35 @@ def test_embedded_default_is_sqlite_and_local_broker(tmp_path: Path) -> None:
     assert "journal_mode=WAL" in init
 
 
+def test_embedded_default_has_debug_off_and_a_key_of_its_own(tmp_path: Path) -> None:
+    """No technical error pages unless a developer asks (DEBUG=1), and a
+    SECRET_KEY made for this install, kept across restarts."""
+    code = "from django.conf import settings as s;print(s.DEBUG);print(s.SECRET_KEY)"
+    first = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path))
+    assert first.returncode == 0, first.stderr
+    debug, key = first.stdout.splitlines()[:2]
+    assert debug == "False"
+    stored = tmp_path / "secret-key"
+    assert stored.read_text().strip() == key and len(key) >= 50
+    assert stored.stat().st_mode & 0o777 == 0o600
+    again = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path), DEBUG="1")
+    assert again.stdout.splitlines()[:2] == ["True", key]
+    other = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path / "b"))
+    assert other.stdout.splitlines()[1] != key
+    given = manage(
+        "shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path), SECRET_KEY=STRONG_KEY
+    )
+    assert given.stdout.splitlines()[1] == STRONG_KEY
+
+
+def test_a_broken_key_file_stops_start_up_with_what_to_do(tmp_path: Path) -> None:
+    (tmp_path / "secret-key").write_text("short\n")
+    out = manage("check", GEMARENA_VAR_DIR=str(tmp_path))
+    assert out.returncode != 0
+    assert "holds no usable SECRET_KEY" in out.stderr and "delete it" in out.stderr
+    assert (tmp_path / "secret-key").read_text() == "short\n"  # nothing overwritten
+
+
 def test_service_urls_switch_to_postgres_and_redis(tmp_path: Path) -> None:
     code = (
         "from django.conf import settings as s;"

@@ -122,6 +122,25 @@ def test_403_page(client: Client, production_errors, settings) -> None:
     assert "Not allowed" in text and "operators only" in text and "Log in" in text
 
 
+def test_500_page(client: Client, production_errors, settings) -> None:
+    from django.urls import path
+
+    import ladder.urls
+
+    def broken(request):
+        raise RuntimeError("a bug")
+
+    settings.ROOT_URLCONF = type(
+        "urls", (), {"urlpatterns": [path("broken/", broken), *ladder.urls.urlpatterns]}
+    )
+    client.raise_request_exception = False
+    response = client.get("/broken/")
+    assert response.status_code == 500
+    text = response.content.decode()
+    assert "<h1>Server error</h1>" in text and 'href="/static/css/site.css"' in text
+    assert "a bug" not in text and "Traceback" not in text
+
+
 def test_pages_name_their_icon(client: Client) -> None:
     text = client.get("/").content.decode()
     assert 'rel="icon" href="/static/favicon.svg"' in text
