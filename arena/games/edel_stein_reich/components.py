@@ -167,6 +167,12 @@ def _event(raw: Any, where: str) -> EventCard:
     return EventCard(card_id, name, op, OPS[op], count=count, **fields)
 
 
+#: Far above any printed deck (30 gem cards, 39 events in the house values):
+#: a bigger deck only makes matches, replays and snapshots huge.
+MAX_GEM_CARDS = 500
+MAX_EVENT_DECK = 500
+
+
 def parse_components(data: Any) -> Components:
     """Check a component document and build the engine's tables.
 
@@ -199,6 +205,8 @@ def parse_components(data: Any) -> Components:
     raw_cards = _require(data, "gem_cards")
     if not isinstance(raw_cards, list) or not raw_cards:
         raise ValueError("gem_cards: expected a non-empty list")
+    if len(raw_cards) > MAX_GEM_CARDS:
+        raise ValueError(f"gem_cards: {len(raw_cards)} cards, at most {MAX_GEM_CARDS}")
     gem_cards = []
     for i, raw in enumerate(raw_cards):
         where = f"gem_cards[{i}]"
@@ -213,7 +221,14 @@ def parse_components(data: Any) -> Components:
     raw_events = _require(data, "event_cards")
     if not isinstance(raw_events, list) or not raw_events:
         raise ValueError("event_cards: expected a non-empty list")
+    if len(raw_events) > MAX_EVENT_DECK:
+        raise ValueError(f"event_cards: {len(raw_events)} kinds, at most {MAX_EVENT_DECK}")
     kinds = tuple(_event(raw, f"event_cards[{i}]") for i, raw in enumerate(raw_events))
+    total = sum(kind.count for kind in kinds)
+    if total > MAX_EVENT_DECK:
+        raise ValueError(
+            f"event_cards: the counts add up to {total} cards, at most {MAX_EVENT_DECK}"
+        )
     seen: set[str] = set()
     for i, kind in enumerate(kinds):
         if kind.id in seen:

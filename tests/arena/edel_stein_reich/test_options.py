@@ -54,6 +54,25 @@ def test_a_malformed_component_file_is_rejected_naming_the_entry(change, named):
         GAME.new(4, 1, {"components": data})
 
 
+def test_decks_beyond_the_caps_are_rejected():
+    """Far above any printed deck; a bigger one would only make matches,
+    replays and snapshots huge (each kind may hold up to 200 copies)."""
+    data = house_values()
+    data["event_cards"] = [
+        {**data["event_cards"][0], "id": f"E{i}", "count": 200} for i in range(3)
+    ]
+    with pytest.raises(
+        OptionError, match="event_cards: the counts add up to 600 cards, at most 500"
+    ):
+        GAME.new(4, 1, {"components": data})
+    data["event_cards"][2]["count"] = 100
+    assert len(GAME.new(4, 1, {"components": data}).comp.event_deck) == 500
+    data = house_values()
+    data["gem_cards"] = data["gem_cards"] * 17  # 510
+    with pytest.raises(OptionError, match="gem_cards: 510 cards, at most 500"):
+        GAME.new(4, 1, {"components": data})
+
+
 def test_unreadable_or_non_json_component_file(tmp_path):
     with pytest.raises(OptionError, match="cannot read"):
         GAME.new(4, 1, {"components": str(tmp_path / "missing.json")})
