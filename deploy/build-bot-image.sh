@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the production bot image with no registry: debootstrap a minimal
-# Debian (python3 + python3-numpy), trim it, optionally add a directory of
+# Debian (python3 only, like the host-copy image), trim it, optionally add a directory of
 # Python packages at /opt/arena/lib (on sys.path through a .pth file, since
 # bots run with `python3 -I`), then `docker import` it.
 #
@@ -19,7 +19,7 @@ suite=bookworm
 mirror=http://deb.debian.org/debian
 repo=gemarena-bot
 alias_tag=${SANDBOX_IMAGE:-gemarena-bot:current}
-packages=python3,python3-numpy
+packages=python3
 cache=""
 extra_libs=()
 
@@ -64,8 +64,7 @@ else
         "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* \
         "$rootfs"/var/cache/debconf/*-old "$rootfs"/var/log/* \
         "$rootfs"/usr/lib/python3*/test "$rootfs"/usr/lib/python3*/idlelib \
-        "$rootfs"/usr/lib/python3*/ensurepip "$rootfs"/usr/lib/python3*/lib2to3/tests \
-        "$rootfs"/usr/lib/python3/dist-packages/numpy/*/tests
+        "$rootfs"/usr/lib/python3*/ensurepip "$rootfs"/usr/lib/python3*/lib2to3/tests
     # no setuid/setgid programs at all (no-new-privileges blocks them anyway)
     find "$rootfs" -xdev -type f -perm /6000 -exec chmod ug-s {} +
     mkdir -p "$rootfs/bot" && chmod 755 "$rootfs/bot"

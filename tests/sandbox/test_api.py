@@ -393,6 +393,20 @@ def test_build_script_names_an_option_given_without_its_value(option):
     assert f"{option} needs a value" in result.stderr
 
 
+def test_the_production_image_installs_what_the_others_have() -> None:
+    """docs/bots.md: bots import the standard library, the SDK and the
+    engines, nothing else. The host-copy image (make, CI) and the process
+    sandbox hold no third-party package, so neither may the production one:
+    a bot that imports numpy would run on a ladder and fail locally."""
+    script = Path(__file__).resolve().parents[2] / "deploy" / "build-bot-image.sh"
+    packages = [
+        line.split("=", 1)[1].split(",")
+        for line in script.read_text().splitlines()
+        if line.startswith("packages=")
+    ]
+    assert packages == [["python3"]]
+
+
 def test_reap_lists_only_the_containers_it_removed() -> None:
     """One the engine would not remove is not reported as removed; one that
     is already gone (404) is."""
