@@ -30,7 +30,8 @@ DEFAULT_COMPONENTS: Components = _read_default()
 def parse_option(raw: Any) -> dict[str, Any] | None:
     """Clean value of the `components` option.
 
-    None (the default) means the bundled house values. A mapping is inline
+    None (the default) means the bundled house values, and so does JSON
+    `null` in a file or string. A mapping is inline
     component data; a string starting with ``{`` is inline JSON; any other
     string is a path to a JSON file. Raises ValueError naming the bad entry.
     """
@@ -38,7 +39,8 @@ def parse_option(raw: Any) -> dict[str, Any] | None:
         return None
     if isinstance(raw, str):
         text = raw
-        if not raw.lstrip().startswith("{"):
+        from_file = not raw.lstrip().startswith("{")
+        if from_file:
             path = Path(raw)
             try:
                 if path.stat().st_size > MAX_BYTES:
@@ -50,6 +52,13 @@ def parse_option(raw: Any) -> dict[str, Any] | None:
             raw = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"not valid JSON: {exc}") from None
+        if raw is None:
+            # `null`, as a ladder that plays the house values publishes it
+            # (GET /api/games/<id>: ladder_options.components), means them
+            return None
+        if not isinstance(raw, dict):
+            where = f"{path}: its JSON" if from_file else "the JSON"
+            raise ValueError(f"{where} is not an object (or null)")
     if not isinstance(raw, dict):
         raise ValueError("expected a path, inline JSON or a JSON object")
     try:

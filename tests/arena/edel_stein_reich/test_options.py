@@ -73,6 +73,20 @@ def test_decks_beyond_the_caps_are_rejected():
         GAME.new(4, 1, {"components": data})
 
 
+def test_a_component_file_holding_null_means_the_house_values(tmp_path):
+    """What `GET /api/games/edel-stein-reich` gives as ladder_options.components
+    when the ladder plays the house values, saved to a file (docs/bots.md)."""
+    path = tmp_path / "components.json"
+    path.write_text("null\n")
+    assert GAME.validate_options({"components": str(path)})["components"] is None
+    assert GAME.new(4, 1, {"components": str(path)}).comp.house_values
+    path.write_text("[1, 2]")
+    with pytest.raises(
+        OptionError, match=r"components\.json: its JSON is not an object \(or null\)"
+    ):
+        GAME.new(4, 1, {"components": str(path)})
+
+
 def test_unreadable_or_non_json_component_file(tmp_path):
     with pytest.raises(OptionError, match="cannot read"):
         GAME.new(4, 1, {"components": str(tmp_path / "missing.json")})
