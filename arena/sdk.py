@@ -51,9 +51,11 @@ class Match:
 
 
 def _reply(action: str, note: str = "") -> str:
+    # ASCII JSON: whatever the note holds (even a lone surrogate), the line is
+    # UTF-8, so a debug note can never cost the match
     if note:
-        return json.dumps({"action": action, "note": note[:300]}, ensure_ascii=False)
-    return json.dumps(action, ensure_ascii=False)
+        return json.dumps({"action": action, "note": note[:300]})
+    return json.dumps(action)
 
 
 def run(

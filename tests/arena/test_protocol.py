@@ -122,3 +122,21 @@ def test_sdk_two_argument_decide() -> None:
     stdout = io.StringIO()
     run(lambda observation, legal: legal[0], stdin=stdin, stdout=stdout)
     assert stdout.getvalue() == '"a"\n'
+
+
+def test_an_sdk_note_with_a_character_utf8_cannot_hold_is_no_fault() -> None:
+    """A lone surrogate (text decoded with surrogateescape, say) in a debug
+    note: the SDK wrote it as is and the bytes on the wire were not UTF-8, a
+    protocol fault for a courtesy. Replies go out as ASCII JSON; the referee
+    drops what is not printable (clean_note)."""
+    request = {"type": "request", "step": 0, "observation": {}, "legal": ["pass"]}
+    stdout = io.StringIO()
+    run(
+        lambda observation, legal: (legal[0], "bad \udcff byte, café"),
+        stdin=io.StringIO(json.dumps(request) + "\n"),
+        stdout=stdout,
+    )
+    line = stdout.getvalue().splitlines()[0]
+    assert line.isascii()
+    reply = parse_reply(line.encode(), LEGAL)
+    assert (reply.action, reply.note) == ("pass", "bad  byte, café")
