@@ -238,6 +238,15 @@ class _Match:
                 raise SystemFault(f"sandbox failed to start a bot: {exc}") from exc
         if errors:
             raise errors[0]  # a bug of ours: surface it unchanged
+        if all(
+            seat.fault is not None and seat.fault.kind == FaultKind.TIMEOUT for seat in self.seats
+        ):
+            # No bot answered in time, the built-in ones included: far more
+            # likely an overloaded worker than every bot at fault. Never rated.
+            raise SystemFault(
+                f"no seat answered the start message within {self.time.startup_ms} ms: "
+                "the worker is too slow"
+            )
 
     @contextmanager
     def _helping(self) -> Iterator[None]:
@@ -273,13 +282,15 @@ class _Match:
             self._start_seat(seat)
 
     def _start_seat(self, seat: _Seat) -> None:
-        t0 = time.monotonic()
         seat.proc = self.backend.launch(
             seat.path,
             self.limits,
             name=f"{self.tag}-s{seat.index}",
             labels=self.labels | {"gemarena.seat": str(seat.index)},
         )
+        # The allowance starts once the sandbox runs: creating it (seconds
+        # for a container on a busy worker) is the platform's time, not the bot's.
+        t0 = time.monotonic()
         message = start_message(
             game=self.game.id,
             rules_version=self.game.rules_version,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -241,3 +242,48 @@ def test_a_signal_mid_match_leaves_no_bot_running(when) -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert [p for d in dirs for p in processes_mentioning(str(d))] == []
+
+
+def test_the_start_up_allowance_does_not_pay_for_making_the_sandbox(monkeypatch) -> None:
+    """On a busy worker, creating a container took most of the 10 s and bots
+    that start in a second forfeited, rated (found by a QA bot author)."""
+    import sandbox
+
+    real = sandbox.get_backend
+
+    class SlowToCreate:
+        def __init__(self, backend) -> None:
+            self._backend = backend
+
+        def __getattr__(self, name):
+            return getattr(self._backend, name)
+
+        def launch(self, *args, **kwargs):
+            time.sleep(1.2)  # > startup_ms below
+            return self._backend.launch(*args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "get_backend", lambda name: SlowToCreate(real(name)))
+    tc = TimeControl(startup_ms=1000, move_ms=2000, bank_ms=0)
+    result = play_match(
+        MatchRequest(
+            "splendor-duel", [first_legal(), first_legal()], seed=2, time=tc, sandbox="process"
+        )
+    )
+    assert result.faults == [None, None]
+
+
+def test_a_seat_that_does_not_start_in_time_forfeits() -> None:
+    tc = TimeControl(startup_ms=1000, move_ms=2000, bank_ms=0)
+    bots = [BotSpec("mute", bot_dir("faulty", fault="timeout", at="start")), first_legal()]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=2, time=tc, sandbox="process"))
+    assert result.faults[0].kind == "timeout" and "start message" in result.faults[0].detail
+    assert result.faults[1] is None and result.outcome.ranks == (2, 1)
+
+
+def test_when_no_seat_starts_in_time_the_platform_is_blamed() -> None:
+    """Every seat silent at start-up, on the ladder the built-in bots of a
+    validation match included: an overloaded worker, not a rated loss."""
+    tc = TimeControl(startup_ms=800, move_ms=2000, bank_ms=0)
+    bots = [BotSpec(f"mute{n}", bot_dir("faulty", fault="timeout", at="start")) for n in range(3)]
+    with pytest.raises(SystemFault, match="no seat answered the start message within 800 ms"):
+        play_match(MatchRequest("edel-stein-reich", bots, seed=2, time=tc, sandbox="process"))
