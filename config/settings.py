@@ -191,6 +191,11 @@ if PRODUCTION and SANDBOX_BACKEND == "process" and not ALLOW_PROCESS_SANDBOX:
         "SANDBOX_BACKEND=process runs untrusted bots without isolation; it is refused "
         "with GEMARENA_PRODUCTION=1 unless ALLOW_PROCESS_SANDBOX=1"
     )
+if PRODUCTION and SANDBOX_BACKEND == "auto" and not ALLOW_PROCESS_SANDBOX:
+    # "auto" falls back to the process sandbox when Docker or the image is
+    # missing; in production that must stop the worker (its self-test fails
+    # and it takes no match), never quietly run bots without isolation
+    SANDBOX_BACKEND = "docker"
 
 # --- Uploads and ladder limits ----------------------------------------------
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)

@@ -136,6 +136,29 @@ def test_production_refuses_process_sandbox_unless_allowed(tmp_path: Path) -> No
     assert allowed.returncode == 0, allowed.stderr
 
 
+def test_production_auto_never_falls_back_to_the_process_sandbox(tmp_path: Path) -> None:
+    """A production worker without the bot image fails its self-test (and so
+    takes no match) instead of running bots on the process sandbox: found by
+    a QA operator, who got 'process: echo bot answered' in production."""
+    code = (
+        "from django.conf import settings as s;print(s.SANDBOX_BACKEND);"
+        "from arena.sandboxes import sandbox_self_test;from ladder.selftest import work_dir;"
+        "print(sandbox_self_test(s.SANDBOX_BACKEND, work_dir())[0])"
+    )
+    env = {
+        "GEMARENA_VAR_DIR": str(tmp_path),
+        "GEMARENA_PRODUCTION": "1",
+        "SECRET_KEY": STRONG_KEY,
+        "ALLOWED_HOSTS": "arena.example.org",
+        "SANDBOX_IMAGE": "gemarena-test-missing:none",
+    }
+    out = manage("shell", "--no-imports", "-c", code, **env)
+    assert out.stdout.splitlines()[-2:] == ["docker", "False"], out.stdout + out.stderr
+    allowed = manage("shell", "--no-imports", "-c", code, **env, ALLOW_PROCESS_SANDBOX="1")
+    assert allowed.stdout.splitlines()[-2] == "auto", allowed.stdout + allowed.stderr
+    assert "using the process backend" in allowed.stderr  # allowed: it does fall back
+
+
 def test_bad_setting_is_one_clear_line_not_a_traceback(tmp_path: Path) -> None:
     out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), MOVE_MS="fast")
     assert out.returncode != 0
