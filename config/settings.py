@@ -128,7 +128,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "redis+socket://")):
-    raise SettingError(f"REDIS_URL={REDIS_URL!r}: expected a redis:// or rediss:// URL")
+    raise SettingError(
+        f"REDIS_URL={REDIS_URL!r}: expected a redis://, rediss:// or redis+socket:// URL"
+    )
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # "sorted": a worker looks in its queues in sorted order of their names

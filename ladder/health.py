@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -13,6 +15,8 @@ from django.http import HttpRequest, JsonResponse
 from arena import sandbox_status
 from config.celery import app as celery_app
 from ladder.models import WorkerHeartbeat
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -118,9 +122,23 @@ def self_test_note(worker: WorkerHeartbeat) -> str:
     return f", SELF-TEST FAILING: {worker.self_test_detail[:200]}"
 
 
+def _unless_database_away(check: Callable[[], Check | tuple[Check, ...]], *names: str):
+    """The checks `names` that read the database (the workers' heartbeats):
+    while it is away they say they cannot tell, instead of failing the whole
+    page, which is most needed exactly then."""
+    try:
+        result = check()
+    except Exception as exc:  # the database, most likely; the page must answer
+        unknown = "unknown: the database is not reachable"
+        return tuple(Check(name, False, unknown, staff_detail=str(exc)) for name in names)
+    return result if isinstance(result, tuple) else (result,)
+
+
 def all_checks() -> list[Check]:
-    sandbox_check, docker_check = check_sandbox()
-    return [check_database(), check_broker(), docker_check, sandbox_check, check_workers()]
+    database = check_database()
+    sandbox_check, docker_check = _unless_database_away(check_sandbox, "Sandbox", "Docker engine")
+    (workers,) = _unless_database_away(check_workers, "Workers")
+    return [database, check_broker(), docker_check, sandbox_check, workers]
 
 
 # --- /healthz: cheap liveness for load balancers and orchestrators -------------
@@ -132,9 +150,9 @@ def ping_broker(timeout_s: float = 1.0) -> str:
     """ "" when the broker answers, else why not. Redis gets a PING on a
     pooled client (no new connection per probe); the filesystem broker
     needs its queue folder to be writable."""
-    url = settings.CELERY_BROKER_URL
+    url = redis_client_url(settings.CELERY_BROKER_URL)
     try:
-        if url.startswith(("redis://", "rediss://")):
+        if url:
             import redis
 
             client = _redis_clients.get(url)
@@ -152,6 +170,16 @@ def ping_broker(timeout_s: float = 1.0) -> str:
         return f"{type(exc).__name__}: {exc}"
 
 
+def redis_client_url(broker_url: str) -> str:
+    """The broker URL as redis-py takes it ("" for the filesystem broker):
+    kombu's redis+socket:///path is redis-py's unix:///path."""
+    if broker_url.startswith(("redis://", "rediss://")):
+        return broker_url
+    if broker_url.startswith("redis+socket://"):
+        return "unix://" + broker_url.removeprefix("redis+socket://")
+    return ""
+
+
 def ping_database() -> str:
     try:
         with connection.cursor() as cursor:
@@ -164,7 +192,9 @@ def ping_database() -> str:
 
 def healthz(request: HttpRequest) -> JsonResponse:
     """200 when the database and the broker answer, else 503; JSON either way.
-    Two round trips, no template, no session: cheap enough to poll often."""
+    Two round trips, no template, no session: cheap enough to poll often.
+    It is public, so what failed is named but the driver's error text (hosts,
+    ports, paths) goes to the log, as /status/ keeps it for staff."""
     parts = {}
     for name, probe in (("database", ping_database), ("broker", ping_broker)):
         t0 = time.monotonic()
@@ -172,8 +202,10 @@ def healthz(request: HttpRequest) -> JsonResponse:
         parts[name] = {
             "ok": not problem,
             "ms": round((time.monotonic() - t0) * 1000, 1),
-            **({"error": problem[:300]} if problem else {}),
+            **({"error": "not reachable"} if problem else {}),
         }
+        if problem:
+            log.warning("healthz: %s not reachable: %s", name, problem[:300])
     ok = all(p["ok"] for p in parts.values())
     response = JsonResponse({"ok": ok, **parts}, status=200 if ok else 503)
     response["Cache-Control"] = "no-store"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from datetime import timedelta
@@ -15,6 +16,7 @@ from django.db import (
     OperationalError,
     close_old_connections,
     connection,
+    transaction,
 )
 from django.db.models import F
 from django.utils import timezone
@@ -23,7 +25,7 @@ from arena import SystemFault, play_match, reap_sandboxes
 from ladder import selftest
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, runner_request
-from ladder.models import LadderSettings, LiveStep, Match
+from ladder.models import Counter, LadderSettings, LiveStep, Match
 from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
 log = logging.getLogger(__name__)
@@ -350,18 +352,24 @@ def release_lost_matches(lost: dict, reason: str) -> int:
 
 def broker_forgot_messages() -> bool:
     """True when the Redis broker lost its data since the last look (a restart
-    without persistence, a flush): a marker key we keep there is gone. Always
-    False for the filesystem broker, whose messages are files."""
+    without persistence, a flush): a marker key we keep there is gone, though
+    this platform had set it (a counter in the database remembers that, so a
+    new platform or queue name is no false alarm). Always False for the
+    filesystem broker, whose messages are files."""
     from config.celery import app
 
-    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")):
         return False
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
     try:
         with app.connection_for_write() as conn:
             client = conn.default_channel.client
             # one marker per queue: platforms sharing a Redis each notice the loss
-            key = f"{BROKER_MARKER_KEY}:{settings.CELERY_TASK_DEFAULT_QUEUE}"
-            return bool(client.set(key, str(time.time()), nx=True))
+            if not client.set(f"{BROKER_MARKER_KEY}:{queue}", str(time.time()), nx=True):
+                return False  # still there: nothing lost
+        name = "broker-marker:" + hashlib.sha256(queue.encode()).hexdigest()[:16]
+        with transaction.atomic():
+            return Counter.next(name) > 1  # 1: the first marker this platform set
     except Exception as exc:  # broker down now: the next run will see the marker missing
         log.warning("cannot check the broker's marker: %s", exc)
         return False

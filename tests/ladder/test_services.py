@@ -131,3 +131,28 @@ def test_sqlite_wal_survives_concurrent_writers(tmp_path: Path) -> None:
         timeout=60,
     )
     assert mode.stdout.strip() == "wal", mode.stderr
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_new_queue_is_no_broker_loss_but_a_missing_marker_is(settings) -> None:
+    """The reaper resends every queued match when Redis lost its data. A
+    platform's first look found no marker either and raised that alarm (and
+    sent every queued match twice) on every new deployment: found by a QA
+    operator."""
+    from ladder import tasks
+
+    settings.CELERY_TASK_DEFAULT_QUEUE = f"{TEST_QUEUE}-marker"
+    key = f"{tasks.BROKER_MARKER_KEY}:{settings.CELERY_TASK_DEFAULT_QUEUE}"
+    with celery_app.connection_for_write() as conn:
+        client = conn.default_channel.client
+        client.delete(key)
+        try:
+            assert tasks.broker_forgot_messages() is False  # the first look sets it
+            assert client.get(key) is not None
+            assert tasks.broker_forgot_messages() is False  # still there
+            client.delete(key)  # what a restart without persistence does
+            assert tasks.broker_forgot_messages() is True
+            assert tasks.broker_forgot_messages() is False  # told once
+        finally:
+            client.delete(key)

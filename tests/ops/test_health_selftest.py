@@ -231,3 +231,47 @@ def test_docker_self_test_removes_stale_self_test_containers(media_dir) -> None:
                 api.remove_container(cid, force=True)
             except docker.errors.NotFound:
                 pass
+
+
+def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
+    """Both pages are most needed exactly then. /status/ used to fail with a
+    500 (the workers' check reads the database) and /healthz named host and
+    port in public (found by a QA operator): both answer 503, and only
+    "not reachable" is said to anyone who is not staff."""
+    import json
+
+    from tests.config.test_settings import manage
+
+    code = (
+        "from django.test import Client;import json;c=Client(HTTP_HOST='127.0.0.1');"
+        "r=c.get('/status/?format=json');print(r.status_code);print(r.content.decode());"
+        "h=c.get('/healthz');print(h.status_code);print(h.content.decode());"
+        "p=c.get('/status/');print(p.status_code, 'unknown: the database' in p.content.decode())"
+    )
+    out = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        GEMARENA_VAR_DIR=str(tmp_path),
+        DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",  # nothing listens on port 1
+    )
+    lines = out.stdout.splitlines()
+    assert lines[0] == "503", out.stdout + out.stderr
+    checks = {c["name"]: c for c in json.loads(lines[1])["checks"]}
+    assert checks["Database"]["detail"].endswith("not reachable")
+    assert checks["Workers"] == {
+        "name": "Workers",
+        "ok": False,
+        "warning": False,
+        "detail": "unknown: the database is not reachable",
+    }
+    assert lines[2] == "503"
+    health = json.loads(lines[3])
+    assert health["database"] == {
+        "ok": False,
+        "ms": health["database"]["ms"],
+        "error": "not reachable",
+    }
+    assert "127.0.0.1" not in lines[3] and "port" not in lines[3]
+    assert lines[4] == "200 True"  # the page for people shows the same
