@@ -236,8 +236,16 @@ STORAGES = {
     },
 }
 #: Outside production whitenoise serves static/ as it is (no collectstatic
-#: step for `make run`); its default follows DEBUG, which is off
+#: step for `make run`); its default follows DEBUG, which is off. It still
+#: warns once per process about a STATIC_ROOT that does not exist.
 WHITENOISE_USE_FINDERS = not PRODUCTION
+if not PRODUCTION:
+    try:
+        STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingError(
+            f"GEMARENA_STATIC_DIR={str(STATIC_ROOT)!r}: cannot create it ({exc.strerror})"
+        ) from None
 MEDIA_ROOT = Path(env_str("GEMARENA_MEDIA_DIR") or VAR_DIR / "media")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "account"

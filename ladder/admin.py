@@ -111,12 +111,12 @@ class LadderSettingsAdmin(admin.ModelAdmin):
 
     @admin.action(description="Pause the ladder (no new ladder matches)")
     def pause_ladder(self, request, queryset) -> None:
-        queryset.update(paused=True)
+        queryset.update(paused=True, updated_at=timezone.now())  # update() skips auto_now
         self.message_user(request, "The ladder is paused.")
 
     @admin.action(description="Resume the ladder")
     def resume_ladder(self, request, queryset) -> None:
-        queryset.update(paused=False)
+        queryset.update(paused=False, updated_at=timezone.now())
         self.message_user(request, "The ladder is running.")
 
     def has_add_permission(self, request) -> bool:

@@ -62,6 +62,20 @@ def test_embedded_default_has_debug_off_and_a_key_of_its_own(tmp_path: Path) -> 
     assert given.stdout.splitlines()[1] == STRONG_KEY
 
 
+def test_the_web_app_starts_without_warnings_on_a_fresh_var_dir(tmp_path: Path) -> None:
+    """whitenoise warned 'No directory at: .../staticfiles/' in every web
+    process of the embedded default (found by a QA operator)."""
+    code = (
+        "import os, django;os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'config.settings');"
+        "django.setup();import config.wsgi;print('started')"
+    )
+    out = start(
+        [sys.executable, "-W", "error::UserWarning", "-c", code],
+        GEMARENA_VAR_DIR=str(tmp_path / "v"),
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "started", out.stderr[-2000:]
+
+
 def test_a_broken_key_file_stops_start_up_with_what_to_do(tmp_path: Path) -> None:
     (tmp_path / "secret-key").write_text("short\n")
     out = manage("check", GEMARENA_VAR_DIR=str(tmp_path))

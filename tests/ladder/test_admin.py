@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+from datetime import timedelta
 
 import pytest
 from django.apps import apps
@@ -117,10 +118,13 @@ def test_platform_rows_cannot_be_made_or_removed_by_hand(admin_client, finished_
 
 def test_pause_and_resume_the_ladder(admin_client) -> None:
     row = LadderSettings.get()
+    LadderSettings.objects.update(updated_at=timezone.now() - timedelta(days=1))
     assert "paused" in act(admin_client, LadderSettings, "pause_ladder", [row])
-    assert LadderSettings.get().paused
+    paused = LadderSettings.get()
+    assert paused.paused and timezone.now() - paused.updated_at < timedelta(minutes=1)
     act(admin_client, LadderSettings, "resume_ladder", [row])
-    assert not LadderSettings.get().paused
+    resumed = LadderSettings.get()
+    assert not resumed.paused and resumed.updated_at > paused.updated_at
     # the instance id is shown, never editable
     page = admin_client.get(url(LadderSettings, "change", row.pk)).content.decode()
     assert row.instance in page and 'name="instance"' not in page

@@ -59,6 +59,9 @@ def test_home_bot_and_docs_pages_follow_the_ladder_options(
     for url in ("/", f"/bots/{bot.pk}/", "/docs/faq/"):
         text = page(client, url)
         assert OPERATOR in text and HOUSE not in text, url
+    # and they list the options, as docs/operations.md says (found by a QA operator)
+    assert PLAYS_WITH in page(client, "/")
+    assert PLAYS_WITH.replace("This ladder", "The ladder") in page(client, f"/bots/{bot.pk}/")
     faq = page(client, "/docs/faq/")
     assert "Which rules does Edel, Stein & Reich play with here?" in faq
     assert PLAYS_WITH in faq and "house values”?" not in faq
