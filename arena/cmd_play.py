@@ -12,7 +12,7 @@ from arena.cmd_common import add_match_arguments, match_settings
 from arena.engine import OptionError
 from arena.replay import save_replay
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, resolve_bot
+from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 
 
@@ -39,9 +39,13 @@ def run(args: argparse.Namespace) -> int:
     workdir.chmod(0o755)
     try:
         try:
+            resolved = [resolve_bot(arg, args.game, workdir) for arg in args.bots]
+            labels = unique_labels([label for label, _ in resolved])
             request = MatchRequest(
                 game=args.game,
-                bots=[BotSpec(*resolve_bot(arg, args.game, workdir)) for arg in args.bots],
+                bots=[
+                    BotSpec(label, path) for label, (_, path) in zip(labels, resolved, strict=True)
+                ],
                 seed=args.seed,
                 **match_settings(args, args.game),
                 sandbox=args.sandbox,

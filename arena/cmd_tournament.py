@@ -15,7 +15,7 @@ from arena.engine import OptionError
 from arena.registry import get_game
 from arena.replay import save_replay
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, resolve_bot
+from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
 
@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
     except (BotNotFound, OptionError, ValueError) as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
-    labels = _unique([label for label, _ in bots])
+    labels = unique_labels([label for label, _ in bots])
     plan = schedule(len(bots), players, args.games, args.seed)
     if args.replays:
         args.replays.mkdir(parents=True, exist_ok=True)
@@ -132,15 +132,6 @@ def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResul
             st.sole_firsts += firsts == 1
         if result.faults[seat] is not None:
             st.faults += 1
-
-
-def _unique(labels: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
-    return out
 
 
 def _progress(done: int, total: int, t0: float) -> None:

@@ -48,6 +48,16 @@ def builtin_bot_dir(game: str, name: str) -> Path:
     raise BotNotFound(f"no built-in bot {name!r} for {game} (built-in: {known})")
 
 
+def unique_labels(labels: list[str]) -> list[str]:
+    """Bot labels told apart: a second `esr` is `esr#2`, a third `esr#3`."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
+
+
 def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, Path]:
     """(label, directory) for a CLI BOT argument: builtin:NAME, a directory
     holding main.py, or a single .py file (copied as main.py into `workdir`)."""

@@ -22,6 +22,9 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path, capsys) -> None:
     assert code == 0, text
     assert "rank 1" in text and "seat 1" in text
     assert load_replay(out)["seed"] == 4
+    # the same bot twice is told apart, as in a tournament (found by a QA bot author)
+    assert "builtin:random#2" in text
+    assert load_replay(out)["seats"] == ["builtin:random", "builtin:random#2"]
     assert main(["replay", "verify", str(out)]) == 0
     assert main(["replay", "show", str(out), "--step", "2"]) == 0
     assert "step 2" in capsys.readouterr().out
