@@ -12,6 +12,7 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,16 +145,23 @@ def sandbox_labels(match_tag: str, instance: str = "") -> dict[str, str]:
     return {"gemarena.match": match_tag, **instance_label(instance)}
 
 
-def reap_sandboxes(older_than_s: float | None = None, instance: str = "") -> list[str]:
+def reap_sandboxes(
+    older_than_s: float | None = None,
+    instance: str = "",
+    playing: Collection[str] = (),
+) -> list[str]:
     """Remove bot containers left by a crashed worker (only ours, only old
-    ones; with `instance`, only that platform's); [] when Docker is not in
-    use here."""
+    ones; with `instance`, only that platform's; never those of the matches
+    tagged in `playing`, which are still being played however long they
+    take); [] when Docker is not in use here."""
+    playing = frozenset(playing)
     try:
         from sandbox.reaper import default_older_than_s, reap
 
         return reap(
             default_older_than_s() if older_than_s is None else older_than_s,
             extra_labels=instance_label(instance),
+            spare=lambda labels: labels.get("gemarena.match") in playing,
         )
     except Exception as exc:  # best effort: no engine here, or it is down
         log.info("reaper skipped: %s", exc)

@@ -302,9 +302,14 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
         log.warning("the broker lost its messages: sending %s queued matches again", len(forgotten))
     for match_id, kind in forgotten:
         enqueue(match_id, kind)
+    # Containers older than a stale heartbeat, but never those of a match
+    # still being played: a long match is not a lost one, and removing its
+    # containers would have charged the seat being waited on with a crash.
+    playing = Match.objects.filter(status=Match.Status.RUNNING).values_list("pk", flat=True)
     reap_sandboxes(
         settings.MATCH_STALE_SECONDS if older_than_s is None else older_than_s,
         instance=LadderSettings.instance_id(),
+        playing={str(pk) for pk in playing},
     )
     return stale
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from sandbox.base import SandboxError
@@ -39,13 +40,15 @@ def reap(
     *,
     api: Any = None,
     extra_labels: dict[str, str] | None = None,
+    spare: Callable[[dict[str, str]], bool] | None = None,
     dry_run: bool = False,
     now: float | None = None,
 ) -> list[str]:
     """Force-remove our containers created more than `older_than_s` ago;
     returns the names of those removed (or already gone); one the engine
     would not remove is left out, for the next run. `extra_labels` narrows
-    the selection further."""
+    the selection further; a container whose labels `spare` approves stays
+    (a match still being played, say)."""
     api = api or DockerBackend().api()
     now = time.time() if now is None else now
     wanted = {LABEL: "1", **(extra_labels or {})}
@@ -59,7 +62,7 @@ def reap(
             created = float(labels.get(LABEL_CREATED) or info["Created"])
         except (TypeError, ValueError):
             created = float(info["Created"])
-        if now - created < older_than_s:
+        if now - created < older_than_s or (spare is not None and spare(labels)):
             continue
         name = (info.get("Names") or [info["Id"][:12]])[0].lstrip("/")
         if not dry_run:

@@ -39,7 +39,7 @@ from ladder.results import record_result
 from ladder.scheduler import fill_queue
 from ladder.tokens import TokenError, create_token
 from ladder.uploads import UploadError
-from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT
+from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT, paced_random_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -677,6 +677,36 @@ def test_live_steps_show_a_secret_choice_without_the_choice() -> None:
     )
 
 
+@pytest.mark.docker
+def test_the_reaper_leaves_the_containers_of_a_long_match_alone(settings, media_dir) -> None:
+    """Containers older than MATCH_STALE_SECONDS were removed even while
+    their match was being played; the seat the referee waited on was then
+    charged with a rated crash (found by a QA adversary, who won that way)."""
+    import docker
+
+    settings.SANDBOX_BACKEND = "docker"
+    a, b = ladder_bots(2)
+    slow = add_version(a, "slow.py", paced_random_bot(0.2), validate=False)
+    match = create_match("splendor-duel", [slow, b.active_version])
+    client = docker.from_env()
+    label = f"gemarena.match={match.pk}"
+    outcome: list[str] = []
+    player = threading.Thread(target=lambda: outcome.append(tasks.run_match.run(match.pk)))
+    player.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not client.containers.list(filters={"label": label}):
+            assert time.monotonic() < deadline, "the match's containers did not start"
+            time.sleep(0.2)
+        time.sleep(1)  # mid-match
+        tasks.reap_stale_matches.run(older_than_s=0)  # every container is "old"
+        assert len(client.containers.list(filters={"label": label})) == 2
+    finally:
+        player.join(timeout=600)
+    assert outcome == ["finished"]
+    assert not match.seats.exclude(fault="").exists(), list(match.seats.values("seat", "fault"))
+
+
 def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypatch, settings):
     """Every runner request and clean-up carries this platform's instance id;
     without it (database away) nothing is removed until it can be read."""
@@ -693,7 +723,9 @@ def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypat
     assert (request.match_id, request.instance) == (str(match.pk), instance)
 
     reaped, removed = [], []
-    monkeypatch.setattr(tasks, "reap_sandboxes", lambda age, instance: reaped.append(instance))
+    monkeypatch.setattr(
+        tasks, "reap_sandboxes", lambda age, instance, playing: reaped.append(instance)
+    )
     tasks.reap_stale_matches.run(older_than_s=0)
     assert reaped == [instance]
 
