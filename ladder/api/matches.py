@@ -176,13 +176,23 @@ def challenge(request: HttpRequest, data: ChallengeIn):
             raise ApiError(409, f"bot {entry.name} has no ready version yet", field=field)
         lineup.append(entry.active_version)
     # The ladder's rules, with the request's options replacing them key by key.
-    wanted = {**LadderSettings.get().options_for(game.id), **data.options}
+    ladder_options = LadderSettings.get().options_for(game.id)
+    wanted = {**ladder_options, **data.options}
     try:
         # Sets this table up once: options that suit the game but not this many
         # seats (components that do not deal out) fail here, not on a worker.
         options = check_options(game, wanted, [seat_count])
+        longest = game.max_steps(game.validate_options(ladder_options))
     except OptionError as exc:
         raise ApiError(422, str(exc), field="options") from None
+    if game.max_steps(options) > longest:
+        # a longer game only holds a worker longer (and its replay grows)
+        raise ApiError(
+            422,
+            f"a challenge may shorten {game.id} but not lengthen it: at most {longest} "
+            "steps, as on the ladder (option step_cap)",
+            field="options",
+        )
     with transaction.atomic():
         lock_user(user)
         refuse_over_challenge_limit(user)  # again: another request may have won the race

@@ -215,3 +215,16 @@ def test_games_and_leaderboard(client, played_match, alpha, beta) -> None:
     assert top["bot"]["owner"] in {"alice", "bob"}
     paged = client.get("/api/games/splendor-duel/leaderboard?page_size=1&page=2").json()
     assert [r["bot"]["name"] for r in paged["results"]] == [second["bot"]["name"]]
+
+
+def test_a_challenge_may_shorten_the_game_but_not_lengthen_it(as_alice, alpha, beta) -> None:
+    """A step cap of 100 000 kept a worker busy for ten minutes and gave a
+    169 MB replay viewer (found by a QA adversary); the ladder's cap is the
+    most a challenge may ask for."""
+    too_long = challenge(as_alice, alpha.pk, [beta.pk], options={"step_cap": 2001})
+    error = assert_error(too_long, 422, "invalid", "options")
+    assert "at most 2000 steps, as on the ladder" in error["message"]
+    shorter = challenge(as_alice, alpha.pk, [beta.pk], options={"step_cap": 300})
+    assert shorter.status_code == 201, shorter.content
+    assert shorter.json()["options"]["step_cap"] == 300
+    assert Match.objects.filter(kind="challenge").count() == 1
