@@ -25,6 +25,7 @@ from ladder.models import (
     MatchSeat,
     Rating,
     RatingHistory,
+    RefusedUpload,
     WorkerHeartbeat,
 )
 from ladder.results import (
@@ -351,6 +352,15 @@ class CounterAdmin(ReadOnlyAdmin):
 class LiveStepAdmin(ReadOnlyAdmin):
     list_display = ("match", "step")
     list_select_related = ("match",)
+
+
+@admin.register(RefusedUpload)
+class RefusedUploadAdmin(ReadOnlyAdmin):
+    """When a user's uploads were refused by the checks (they count towards
+    the hourly upload limit); nothing of the files is kept."""
+
+    list_display = ("owner", "created_at")
+    list_select_related = ("owner",)
 
 
 @admin.register(ApiToken)

@@ -24,7 +24,16 @@ from django.utils import timezone
 
 from arena import OptionError, builtin_bot_dir, get_game
 from ladder.matches import create_match
-from ladder.models import Bot, BotVersion, LadderSettings, Match, MatchSeat, Rating, lock_user
+from ladder.models import (
+    Bot,
+    BotVersion,
+    LadderSettings,
+    Match,
+    MatchSeat,
+    Rating,
+    RefusedUpload,
+    lock_user,
+)
 from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
@@ -97,21 +106,46 @@ def delete_empty_bot(bot: Bot) -> None:
 
 
 def check_upload_rate(owner) -> None:
-    """Refuse an upload over the hourly limit; call it with the owner locked."""
+    """Refuse an upload over the hourly limit; call it with the owner locked.
+    Stored versions and refused uploads both count: checking a file costs
+    the server work whatever its verdict."""
     now = timezone.now()
-    recent = BotVersion.objects.filter(bot__owner=owner, created_at__gte=now - timedelta(hours=1))
-    count = recent.count()
-    if count >= settings.MAX_UPLOADS_PER_HOUR:
+    since = now - timedelta(hours=1)
+    limit = settings.MAX_UPLOADS_PER_HOUR
+    stored = list(
+        BotVersion.objects.filter(bot__owner=owner, created_at__gte=since)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:limit]
+    )
+    refused = list(
+        RefusedUpload.objects.filter(owner=owner, created_at__gte=since)
+        .order_by("-created_at")
+        .values_list("created_at", flat=True)[:limit]
+    )
+    times = sorted(stored + refused, reverse=True)
+    if len(times) >= limit:
         # the window frees a place when the upload that made it full is an hour old
-        freed = recent.order_by("-created_at").values_list("created_at", flat=True)[
-            settings.MAX_UPLOADS_PER_HOUR - 1
-        ]
+        freed = times[limit - 1]
         minutes = max(1, math.ceil((freed + timedelta(hours=1) - now).total_seconds() / 60))
+        what = f"{len(times)} uploads in the last hour"
+        if refused:
+            what += f" ({len(refused)} refused by the checks)"
         raise LimitError(
-            f"you uploaded {count} versions in the last hour; the limit is "
-            f"{settings.MAX_UPLOADS_PER_HOUR} per hour (you can upload again in "
+            f"you made {what}; the limit is {limit} per hour (you can upload again in "
             f"{minutes} minute{'s' if minutes != 1 else ''})"
         )
+
+
+def remember_refused_upload(owner, exc: Exception) -> None:
+    """Count an upload refused by its checks towards the hourly limit (a QA
+    adversary stalled the web processes with files that take seconds to
+    compile and never pass). Call it outside the transaction that was rolled
+    back; a limit or a name refusal costs no check and is not counted."""
+    if isinstance(exc, UploadError) and not isinstance(exc, (LimitError, NameTakenError)):
+        RefusedUpload.objects.filter(
+            owner=owner, created_at__lt=timezone.now() - timedelta(days=1)
+        ).delete()
+        RefusedUpload.objects.create(owner=owner)
 
 
 def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> BotVersion:

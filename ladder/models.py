@@ -160,6 +160,23 @@ def version_upload_path(instance: BotVersion, filename: str) -> str:
     return f"bots/{instance.bot_id}/v{instance.number}/{Path(filename).name}"
 
 
+class RefusedUpload(models.Model):
+    """An upload its checks refused. Nothing of the file is kept, only that it
+    happened: refusals count towards the hourly upload limit, since checking
+    a file costs the server work (ladder.bots.check_upload_rate)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.CASCADE, related_name="refused_uploads"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"refused upload by {self.owner_id} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
 class BotVersion(models.Model):
     """One upload. Immutable once stored: a change of code is a new version."""
 

@@ -9,7 +9,13 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from ladder.bots import LimitError, NameTakenError, add_version, create_bot
+from ladder.bots import (
+    LimitError,
+    NameTakenError,
+    add_version,
+    create_bot,
+    remember_refused_upload,
+)
 from ladder.forms import UploadForm
 from ladder.models import BotVersion, Match
 from ladder.pages import can_see_private
@@ -31,6 +37,7 @@ def upload(request: HttpRequest) -> HttpResponse:
                 bot = data["bot"] or create_bot(request.user, data["game"], data["name"])
                 version = add_version(bot, upload.name, upload.read())
         except (UploadError, ValueError) as exc:
+            remember_refused_upload(request.user, exc)  # the transaction is rolled back by now
             form.add_error(None, str(exc))
             # a limit or a name is not the file's fault: "fix the file" would mislead
             file_refused = isinstance(exc, UploadError) and not isinstance(

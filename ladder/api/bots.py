@@ -162,7 +162,11 @@ def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
         )
     data = file.read(limit + 1)
     # UploadError (→ 422 with the reason) and LimitError (→ 429) are mapped in errors.py
-    version = bot_service.add_version(bot, file.name or "main.py", data)
+    try:
+        version = bot_service.add_version(bot, file.name or "main.py", data)
+    except bot_service.UploadError as exc:
+        bot_service.remember_refused_upload(user, exc)
+        raise
     return Status(
         201, version_out(BotVersion.objects.select_related("bot").get(pk=version.pk), user)
     )

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from ladder.leaderboard import refit
-from ladder.models import Bot, BotVersion, Match
+from ladder.models import Bot, BotVersion, Match, RefusedUpload
 from tests.api.conftest import RANDOM_BOT, ready_bot
 from tests.api.test_auth_errors import assert_error
 
@@ -146,6 +146,26 @@ def test_upload_rate_limit_is_a_429(as_alice, alice, settings) -> None:
     assert upload(as_alice, bot.pk, "a.py", b"print(1)\n").status_code == 201
     error = assert_error(upload(as_alice, bot.pk, "b.py", b"print(2)\n"), 429, "rate_limited")
     assert "per hour" in error["message"]
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+
+
+def test_refused_uploads_count_towards_the_hourly_limit(as_alice, alice, settings) -> None:
+    """Checking a file costs the server seconds for a large one that never
+    compiles; a QA adversary stalled the web processes with them, refused
+    but never limited. They count now; a limit refusal costs no check."""
+    settings.MAX_UPLOADS_PER_HOUR = 3
+    bot = Bot.objects.create(owner=alice, game="splendor-duel", name="stubborn")
+    for n in range(2):
+        assert_error(
+            upload(as_alice, bot.pk, f"b{n}.py", b"def broken(:\n"), 422, "upload_rejected", "file"
+        )
+    assert upload(as_alice, bot.pk, "good.py", RANDOM_BOT).status_code == 201
+    error = assert_error(
+        upload(as_alice, bot.pk, "next.py", RANDOM_BOT + b"#2\n"), 429, "rate_limited"
+    )
+    assert "3 uploads in the last hour (2 refused by the checks)" in error["message"]
+    assert_error(upload(as_alice, bot.pk, "b.py", b"def broken(:\n"), 429, "rate_limited")
+    assert RefusedUpload.objects.filter(owner=alice).count() == 2  # the 429s are not counted
     assert BotVersion.objects.filter(bot=bot).count() == 1
 
 

@@ -11,7 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from ladder import tasks
-from ladder.models import Bot, BotVersion, Match
+from ladder.models import Bot, BotVersion, Match, RefusedUpload
 from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT
 from tests.web.conftest import make_bot
 
@@ -87,6 +87,8 @@ def test_refused_file_stores_nothing(client: Client, alice) -> None:
     assert "syntax error on line 1" in text and "Nothing was stored" in text
     assert not Bot.objects.filter(name="broken").exists()  # no empty bot left behind
     assert not BotVersion.objects.exists()
+    # the refusal itself is remembered (it counts towards the hourly limit)
+    assert RefusedUpload.objects.count() == 1
 
 
 @pytest.mark.django_db
