@@ -165,3 +165,13 @@ def install_secret_key(path: Path) -> str:
             "delete it to have a new one made (everyone is logged out)"
         )
     return key
+
+
+def make_dir(variable: str, path: Path) -> Path:
+    """Create the folder a setting names (and its parents); a SettingError
+    naming the variable when it cannot be made."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SettingError(f"{variable}={str(path)!r}: cannot create it ({exc.strerror})") from None
+    return path

@@ -23,6 +23,7 @@ from config.env import (
     env_match,
     env_str,
     install_secret_key,
+    make_dir,
     report_setting_errors,
 )
 from ladder.logging import logging_config
@@ -30,13 +31,7 @@ from ladder.logging import logging_config
 report_setting_errors()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("GEMARENA_VAR_DIR") or BASE_DIR / "var")
-try:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
-except OSError as exc:
-    raise SettingError(
-        f"GEMARENA_VAR_DIR={str(VAR_DIR)!r}: cannot create it ({exc.strerror})"
-    ) from None
+VAR_DIR = make_dir("GEMARENA_VAR_DIR", Path(env_str("GEMARENA_VAR_DIR") or BASE_DIR / "var"))
 
 PRODUCTION = env_bool("GEMARENA_PRODUCTION", False)
 #: Django's debug pages show code and settings: only for developers who ask
@@ -240,12 +235,7 @@ STORAGES = {
 #: warns once per process about a STATIC_ROOT that does not exist.
 WHITENOISE_USE_FINDERS = not PRODUCTION
 if not PRODUCTION:
-    try:
-        STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SettingError(
-            f"GEMARENA_STATIC_DIR={str(STATIC_ROOT)!r}: cannot create it ({exc.strerror})"
-        ) from None
+    make_dir("GEMARENA_STATIC_DIR", STATIC_ROOT)
 MEDIA_ROOT = Path(env_str("GEMARENA_MEDIA_DIR") or VAR_DIR / "media")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "account"

@@ -22,6 +22,11 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return start([sys.executable, "manage.py", *args], **env)
 
 
+def shell(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run Python `code` in `manage.py shell` with the embedded default plus `env`."""
+    return manage("shell", "--no-imports", "-c", code, **env)
+
+
 def venv_command(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
@@ -33,7 +38,7 @@ def test_embedded_default_is_sqlite_and_local_broker(tmp_path: Path) -> None:
         "print(s.CELERY_BROKER_URL);"
         "print(s.DATABASES['default']['OPTIONS']['init_command'])"
     )
-    out = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path))
+    out = shell(code, GEMARENA_VAR_DIR=str(tmp_path))
     assert out.returncode == 0, out.stderr
     engine, broker, init = out.stdout.splitlines()[:3]
     assert engine == "django.db.backends.sqlite3"
@@ -45,20 +50,18 @@ def test_embedded_default_has_debug_off_and_a_key_of_its_own(tmp_path: Path) -> 
     """No technical error pages unless a developer asks (DEBUG=1), and a
     SECRET_KEY made for this install, kept across restarts."""
     code = "from django.conf import settings as s;print(s.DEBUG);print(s.SECRET_KEY)"
-    first = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path))
+    first = shell(code, GEMARENA_VAR_DIR=str(tmp_path))
     assert first.returncode == 0, first.stderr
     debug, key = first.stdout.splitlines()[:2]
     assert debug == "False"
     stored = tmp_path / "secret-key"
     assert stored.read_text().strip() == key and len(key) >= 50
     assert stored.stat().st_mode & 0o777 == 0o600
-    again = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path), DEBUG="1")
+    again = shell(code, GEMARENA_VAR_DIR=str(tmp_path), DEBUG="1")
     assert again.stdout.splitlines()[:2] == ["True", key]
-    other = manage("shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path / "b"))
+    other = shell(code, GEMARENA_VAR_DIR=str(tmp_path / "b"))
     assert other.stdout.splitlines()[1] != key
-    given = manage(
-        "shell", "--no-imports", "-c", code, GEMARENA_VAR_DIR=str(tmp_path), SECRET_KEY=STRONG_KEY
-    )
+    given = shell(code, GEMARENA_VAR_DIR=str(tmp_path), SECRET_KEY=STRONG_KEY)
     assert given.stdout.splitlines()[1] == STRONG_KEY
 
 
@@ -89,10 +92,7 @@ def test_service_urls_switch_to_postgres_and_redis(tmp_path: Path) -> None:
         "from django.conf import settings as s;"
         "print(s.DATABASES['default']['ENGINE']);print(s.CELERY_BROKER_URL)"
     )
-    out = manage(
-        "shell",
-        "--no-imports",
-        "-c",
+    out = shell(
         code,
         GEMARENA_VAR_DIR=str(tmp_path),
         DATABASE_URL="postgres://u:p@127.0.0.1:5432/x",
@@ -166,9 +166,9 @@ def test_production_auto_never_falls_back_to_the_process_sandbox(tmp_path: Path)
         "ALLOWED_HOSTS": "arena.example.org",
         "SANDBOX_IMAGE": "gemarena-test-missing:none",
     }
-    out = manage("shell", "--no-imports", "-c", code, **env)
+    out = shell(code, **env)
     assert out.stdout.splitlines()[-2:] == ["docker", "False"], out.stdout + out.stderr
-    allowed = manage("shell", "--no-imports", "-c", code, **env, ALLOW_PROCESS_SANDBOX="1")
+    allowed = shell(code, **env, ALLOW_PROCESS_SANDBOX="1")
     assert allowed.stdout.splitlines()[-2] == "auto", allowed.stdout + allowed.stderr
     assert "using the process backend" in allowed.stderr  # allowed: it does fall back
 

@@ -240,7 +240,7 @@ def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
     "not reachable" is said to anyone who is not staff."""
     import json
 
-    from tests.config.test_settings import manage
+    from tests.config.test_settings import shell
 
     code = (
         "from django.test import Client;import json;c=Client(HTTP_HOST='127.0.0.1');"
@@ -248,10 +248,7 @@ def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
         "h=c.get('/healthz');print(h.status_code);print(h.content.decode());"
         "p=c.get('/status/');print(p.status_code, 'unknown: the database' in p.content.decode())"
     )
-    out = manage(
-        "shell",
-        "--no-imports",
-        "-c",
+    out = shell(
         code,
         GEMARENA_VAR_DIR=str(tmp_path),
         DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",  # nothing listens on port 1
