@@ -16,7 +16,6 @@ from django.db import (
     OperationalError,
     close_old_connections,
     connection,
-    transaction,
 )
 from django.db.models import F
 from django.utils import timezone
@@ -370,11 +369,12 @@ def broker_forgot_messages() -> bool:
         with app.connection_for_write() as conn:
             client = conn.default_channel.client
             # one marker per queue: platforms sharing a Redis each notice the loss
-            if not client.set(f"{BROKER_MARKER_KEY}:{queue}", str(time.time()), nx=True):
-                return False  # still there: nothing lost
+            missing = client.set(f"{BROKER_MARKER_KEY}:{queue}", str(time.time()), nx=True)
+        # The row says "this platform has seen its marker": made at the first
+        # look, whether the marker was there (a database made anew) or not.
         name = "broker-marker:" + hashlib.sha256(queue.encode()).hexdigest()[:16]
-        with transaction.atomic():
-            return Counter.next(name) > 1  # 1: the first marker this platform set
+        _, first_look = Counter.objects.get_or_create(name=name)
+        return bool(missing) and not first_look
     except Exception as exc:  # broker down now: the next run will see the marker missing
         log.warning("cannot check the broker's marker: %s", exc)
         return False
