@@ -361,8 +361,9 @@ def broker_forgot_messages() -> bool:
     new platform or queue name is no false alarm). Always False for the
     filesystem broker, whose messages are files."""
     from config.celery import app
+    from ladder.health import redis_client_url
 
-    if not settings.CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")):
+    if not redis_client_url(settings.CELERY_BROKER_URL):  # the filesystem broker
         return False
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
     try:
