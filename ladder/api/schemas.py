@@ -199,7 +199,7 @@ class VersionOut(Schema):
     status: Literal["pending", "ready", "rejected"]
     reject_reason: str
     original_name: str
-    sha256: str
+    sha256: str | None = Field(description="of the uploaded file; owner/staff")
     size_bytes: int
     created_at: datetime
     decided_at: datetime | None
@@ -269,7 +269,7 @@ def version_out(version: BotVersion, viewer) -> dict:
         "status": version.status,
         "reject_reason": version.reject_reason,
         "original_name": version.original_name,
-        "sha256": version.sha256,
+        "sha256": version.sha256 if private else None,
         "size_bytes": version.size_bytes,
         "created_at": version.created_at,
         "decided_at": version.decided_at,

@@ -220,6 +220,8 @@ def test_stderr_and_source_only_for_owner_and_staff(
     assert body["status"] == "rejected"
     assert body["reject_reason"] == "validation match 9: crash — exit 3"  # public
     assert body["stderr_tail"] == ("Traceback: secret" if private else None)
+    # the digest would let anybody check a guess of the file's content
+    assert body["sha256"] == (rejected_version.sha256 if private else None)
     source = caller.get(f"/api/versions/{rejected_version.pk}/source")
     if private:
         assert body["source_url"] == f"/api/versions/{rejected_version.pk}/source"
