@@ -49,12 +49,24 @@ SEAT_RESULT_FIELDS = (
 log = logging.getLogger(__name__)
 
 
+#: control characters a bot may write, shown as visible pictures: PostgreSQL
+#: text refuses NUL, and escape sequences in a stored text would reach the
+#: terminal of whoever prints it (`arena matches`, curl of the API)
+_CONTROLS = {
+    **{c: chr(0x2400 + c) for c in range(0x20) if chr(c) not in "\t\n"},
+    0x00: "\ufffd",  # as any other byte that is not UTF-8
+    0x7F: "\u2421",
+    **{c: "\ufffd" for c in range(0x80, 0xA0)},  # C1 controls (CSI is 0x9b)
+}
+
+
 def storable(text: str) -> str:
-    """Text from a bot (its stderr, a quoted reply) as a database column can
-    hold it: PostgreSQL text refuses NUL, which a bot can write at will, and a
-    refused result would leave the match unrecordable. NUL shows as U+FFFD,
-    like any other byte that is not UTF-8."""
-    return text.replace("\x00", "\ufffd")
+    """Text from a bot (its stderr, a quoted reply) as the database holds it
+    and pages and terminals can show it: tabs and line ends stay (a CR-LF or
+    a lone CR is a line end), every other control character becomes a
+    visible picture (ESC is U+241B), NUL and C1 controls U+FFFD. A refused or
+    misleading text would otherwise cost the match or fool a reader."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROLS)
 
 
 def record_result(match_id: int, claim: uuid.UUID, result: RunnerResult) -> bool:

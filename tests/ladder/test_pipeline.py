@@ -372,19 +372,22 @@ def test_system_faults_retry_then_error_unrated(process_sandbox, monkeypatch, se
     assert Rating.objects.get(bot=a).elo_games == 0
 
 
-def test_a_nul_on_a_bots_stderr_is_stored_as_a_replacement_character(
-    alice, process_sandbox
-) -> None:
+def test_control_characters_on_a_bots_stderr_are_stored_visible(alice, process_sandbox) -> None:
     """PostgreSQL text cannot hold NUL; a bot that writes one must not make its
-    matches unrecordable (SQLite would store it as it is)."""
+    matches unrecordable (SQLite would store it as it is). Terminal escapes
+    must not reach whoever prints the text later: they become pictures."""
     (good,) = ladder_bots(1)
     bot = create_bot(alice, "splendor-duel", "nul-writer")
-    code = b"import sys\nsys.stderr.write('before\\x00after\\n')\n" + RANDOM_BOT
+    code = (
+        b"import sys\nsys.stderr.write('before\\x00after \\x1b[2J\\x1b]0;t\\x07 a\\r\\n b\\rc\\n')\n"
+        + RANDOM_BOT
+    )
     version = add_version(bot, "bot.py", code, validate=False)
     match = create_match("splendor-duel", [version, good.active_version])
     assert tasks.run_match.run(match.pk) == "finished"
-    seat = match.seats.get(seat=0)
-    assert "before\ufffdafter" in seat.stderr_tail and "\x00" not in seat.stderr_tail
+    tail = match.seats.get(seat=0).stderr_tail
+    assert "before\ufffdafter \u241b[2J\u241b]0;t\u2407 a\n b\nc\n" in tail
+    assert not any(ord(c) < 32 and c not in "\t\n" for c in tail)
 
 
 def test_data_the_database_refuses_is_not_waited_on_as_an_outage(
