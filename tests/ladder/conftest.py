@@ -136,6 +136,22 @@ def named_workers(
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
+        remove_self_test_containers()
+
+
+def remove_self_test_containers() -> None:
+    """A worker killed during one of its self-tests (every heartbeat) leaves
+    that echo bot's container; a later self-test of the same platform would
+    remove it, but the test's platform ends with the test. Only this test
+    database's instance is touched: the engine is shared."""
+    from arena.sandboxes import instance_label
+    from ladder.models import LadderSettings
+    from sandbox.reaper import reap
+    from tests.conftest import docker_problem
+
+    if docker_problem() is None:  # else the workers made no container
+        labels = {"gemarena.selftest": "1", **instance_label(LadderSettings.instance_id())}
+        reap(0, extra_labels=labels)
 
 
 @contextmanager

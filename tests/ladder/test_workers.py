@@ -174,3 +174,33 @@ def test_a_worker_stopped_with_its_whole_process_group_leaves_no_container(media
     assert match.status == Match.Status.QUEUED
     assert match.attempts == 0 and match.claim is None
     assert "worker stopped mid-match" in match.error
+
+
+@pytest.mark.docker
+def test_the_worker_fixture_removes_self_test_containers_of_killed_workers(media_dir) -> None:
+    """A worker killed during one of its self-tests leaves the echo bot's
+    container, and the test's platform is not there later to remove it: the
+    worker fixture removes this instance's self-test containers at exit."""
+    import docker
+
+    import sandbox
+    from arena.sandboxes import instance_label
+    from ladder.models import LadderSettings
+
+    bot_dir = media_dir / "echo"
+    bot_dir.mkdir(mode=0o755)
+    (bot_dir / "main.py").write_bytes(b"import sys\nfor line in sys.stdin:\n    print(line)\n")
+    (bot_dir / "main.py").chmod(0o644)
+    labels = {"gemarena.selftest": "1", **instance_label(LadderSettings.instance_id())}
+    left = sandbox.get_backend("docker").launch(
+        bot_dir, sandbox.Limits(memory_mib=64, pids=16), name="selftest-left", labels=labels
+    )
+    client = docker.from_env()
+    selector = {"label": [f"{k}={v}" for k, v in labels.items()]}
+    try:
+        assert client.containers.list(all=True, filters=selector)
+        with worker_processes(0, media_dir):
+            pass  # the workers would have been killed here
+        assert not client.containers.list(all=True, filters=selector)
+    finally:
+        left.stop()  # closes its socket; the container is gone already
