@@ -157,16 +157,29 @@ CELERY_TASK_DEFAULT_QUEUE = env_match(
     "a queue name is 1-100 letters, digits, '.', '-' and '_'",
 )
 #: The ladder's own matches (a full queue of them, refilled by the beat) go to
-#: "<queue>.ladder"; everything else, the matches somebody is waiting for (an
-#: upload's validation, challenges) and the beat's housekeeping, to the queue
-#: itself. Both brokers look in the queues in sorted order of their names, so
+#: "<queue>.ladder"; the matches somebody is waiting for (an upload's
+#: validation, challenges) and the beat's chores that need a sandbox, to the
+#: queue itself. Both brokers look in the queues in sorted order of their names, so
 #: a worker always takes those before the next ladder match
 #: (ladder.matches.queue_for).
 LADDER_QUEUE_SUFFIX = ".ladder"
+#: The beat's database-only chores (filling the queue, refitting the
+#: leaderboards) go to "<queue>.housekeeping": the housekeeper
+#: (`python -m ladder.housekeeper`) takes only those, so they never wait for
+#: a worker slot that a long match holds; match workers take them too, after
+#: the platform's queue and before the next ladder match.
+HOUSEKEEPING_QUEUE_SUFFIX = ".housekeeping"
 CELERY_TASK_QUEUES = tuple(
     Queue(name, Exchange(name), routing_key=name)
-    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_TASK_DEFAULT_QUEUE + LADDER_QUEUE_SUFFIX)
+    for name in (
+        CELERY_TASK_DEFAULT_QUEUE,
+        CELERY_TASK_DEFAULT_QUEUE + HOUSEKEEPING_QUEUE_SUFFIX,
+        CELERY_TASK_DEFAULT_QUEUE + LADDER_QUEUE_SUFFIX,
+    )
 )
+#: sends the beat's database-only chores to the housekeeping queue, named at
+#: send time like every queue (ladder.matches.route_task)
+CELERY_TASK_ROUTES = ("ladder.matches.route_task",)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "ladder.tasks.heartbeat", "schedule": 20.0},

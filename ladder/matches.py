@@ -68,9 +68,32 @@ def queue_for(kind: str) -> str:
     return queue + settings.LADDER_QUEUE_SUFFIX if kind == Match.Kind.LADDER else queue
 
 
+def housekeeping_queue() -> str:
+    """Where the beat sends its database-only chores (config/settings.py,
+    HOUSEKEEPING_QUEUE_SUFFIX): the housekeeper's only queue."""
+    return settings.CELERY_TASK_DEFAULT_QUEUE + settings.HOUSEKEEPING_QUEUE_SUFFIX
+
+
+#: the beat's chores that need only the database and the broker; the others
+#: (heartbeat with its self-test, the reaper with its containers) need a
+#: worker with the sandbox and go to the platform's queue
+HOUSEKEEPING_TASKS = frozenset({"ladder.tasks.fill_queue", "ladder.tasks.refit_ratings"})
+
+
+def route_task(name, args, kwargs, options, task=None, **kw) -> dict | None:
+    """Celery router (CELERY_TASK_ROUTES): housekeeping chores to their queue;
+    a queue given when sending still wins."""
+    return {"queue": housekeeping_queue()} if name in HOUSEKEEPING_TASKS else None
+
+
 def worker_queues() -> list[str]:
-    """What a worker consumes (`celery worker -Q ...`): both queues."""
-    return [queue_for(Match.Kind.VALIDATION), queue_for(Match.Kind.LADDER)]
+    """What a match worker consumes (`celery worker -Q ...`): all three queues."""
+    return [queue_for(Match.Kind.VALIDATION), housekeeping_queue(), queue_for(Match.Kind.LADDER)]
+
+
+def plays_matches(queues) -> bool:
+    """Whether a worker consuming `queues` (names) is a match worker."""
+    return bool({queue_for(Match.Kind.VALIDATION), queue_for(Match.Kind.LADDER)} & set(queues))
 
 
 def enqueue(match_id: int, kind: str, countdown: float = 0) -> None:

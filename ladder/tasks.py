@@ -23,7 +23,7 @@ from django.utils import timezone
 from arena import SystemFault, play_match, reap_sandboxes
 from ladder import selftest
 from ladder.logging import match_context, set_worker_name
-from ladder.matches import enqueue, runner_request
+from ladder.matches import enqueue, plays_matches, runner_request
 from ladder.models import Counter, LadderSettings, LiveStep, Match
 from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
@@ -79,8 +79,13 @@ def heartbeat(self) -> str:
 @worker_ready.connect
 def announce_worker(sender, **kwargs) -> None:
     """A worker shows up on the status page as soon as it starts, with the
-    result of its self-test; then keeps its own heartbeat."""
+    result of its self-test; then keeps its own heartbeat. The housekeeper
+    plays no match: it has no sandbox to test and adds nothing to the
+    queue depth, so it writes no heartbeat row."""
     set_worker_name(sender.hostname)
+    if not plays_matches(sender.app.amqp.queues.consume_from):
+        log.info("%s takes no matches: no self-test, no heartbeat row", sender.hostname)
+        return
     try:
         release_matches_of_earlier_run(sender.hostname, PROCESS_STARTED)
     except DatabaseError as exc:  # the reaper gets them later

@@ -97,7 +97,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         from config.celery import app
 
         with app.connection_for_write() as conn:
-            for queue in (TEST_QUEUE, TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX):
+            for queue in (
+                TEST_QUEUE,
+                TEST_QUEUE + settings.HOUSEKEEPING_QUEUE_SUFFIX,
+                TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX,
+            ):
                 conn.default_channel.queue_purge(queue)
     except Exception:  # nothing queued, or the broker is gone: nothing to clean
         pass

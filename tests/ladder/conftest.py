@@ -76,10 +76,12 @@ def named_workers(
     media: Path,
     env_by_name: dict[str, dict[str, str]] | None = None,
     pool: str = "solo",
+    housekeepers: tuple[str, ...] = (),
 ) -> Iterator[dict[str, subprocess.Popen]]:
     """Real Celery workers `<name>-<pid>@host` on the test database and the test
     queue, each with its own extra environment; killed at exit. Their output
-    goes to <media>-<name>.log next to the media folder."""
+    goes to <media>-<name>.log next to the media folder. The names in
+    `housekeepers` start `python -m ladder.housekeeper` instead."""
     from ladder.matches import worker_queues
 
     procs: dict[str, subprocess.Popen] = {}
@@ -95,10 +97,12 @@ def named_workers(
                 **(env_by_name or {}).get(name, {}),
             }
             log = open(media.parent / f"{media.name}-{name}.log", "wb")  # noqa: SIM115
-            procs[name] = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
+            quiet = ["--without-heartbeat", "--without-gossip", "--without-mingle"]
+            hostname = f"{name}-{os.getpid()}@%h"
+            if name in housekeepers:
+                command = ["ladder.housekeeper", *quiet, "-n", hostname]
+            else:
+                command = [
                     "celery",
                     "-A",
                     "config",
@@ -107,16 +111,16 @@ def named_workers(
                     pool,
                     "--concurrency",
                     "1",
-                    "--without-heartbeat",
-                    "--without-gossip",
-                    "--without-mingle",
+                    *quiet,
                     "-Q",
                     ",".join(worker_queues()),
                     "-n",
-                    f"{name}-{os.getpid()}@%h",
+                    hostname,
                     "--loglevel",
                     "INFO",
-                ],
+                ]
+            procs[name] = subprocess.Popen(
+                [sys.executable, "-m", *command],
                 cwd=ROOT,
                 env=env,
                 stdout=log,

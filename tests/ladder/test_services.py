@@ -164,3 +164,20 @@ def test_a_new_queue_is_no_broker_loss_but_a_missing_marker_is(settings) -> None
             assert tasks.broker_forgot_messages() is True
         finally:
             client.delete(key)
+
+
+def test_the_beats_database_chores_go_to_the_housekeeping_queue() -> None:
+    """Filling the queue and refitting go where the housekeeper listens; the
+    chores that need a sandbox (self-test, containers) to the match workers."""
+
+    def queue(task: str) -> str:
+        return celery_app.amqp.router.route({}, task)["queue"].name
+
+    housekeeping = TEST_QUEUE + settings.HOUSEKEEPING_QUEUE_SUFFIX
+    assert queue("ladder.tasks.fill_queue") == housekeeping
+    assert queue("ladder.tasks.refit_ratings") == housekeeping
+    assert queue("ladder.tasks.heartbeat") == TEST_QUEUE
+    assert queue("ladder.tasks.reap_stale_matches") == TEST_QUEUE
+    assert (
+        celery_app.amqp.router.route({"queue": "x"}, "ladder.tasks.fill_queue")["queue"].name == "x"
+    )

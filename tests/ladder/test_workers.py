@@ -19,9 +19,15 @@ from django.conf import settings
 from ladder.bots import add_version, install_builtin
 from ladder.leaderboard import recompute_elo
 from ladder.matches import create_match
-from ladder.models import Match, MatchSeat, Rating, RatingHistory
-from ladder.tasks import reap_stale_matches
-from tests.ladder.conftest import RANDOM_BOT, paced_random_bot, wait_for, worker_processes
+from ladder.models import GameFit, Match, MatchSeat, Rating, RatingHistory, WorkerHeartbeat
+from ladder.tasks import reap_stale_matches, refit_ratings
+from tests.ladder.conftest import (
+    RANDOM_BOT,
+    named_workers,
+    paced_random_bot,
+    wait_for,
+    worker_processes,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
@@ -73,6 +79,44 @@ def test_an_uploads_validation_overtakes_the_queued_ladder_matches(media_dir) ->
     assert all(started[m.pk] < first_ladder for m in validations), started
     version.refresh_from_db()
     assert version.status == version.Status.READY
+
+
+def test_the_housekeeper_refits_while_the_only_worker_plays_a_long_match(media_dir) -> None:
+    """The beat's refit goes to the housekeeping queue: the housekeeper takes
+    it at once, though the only match worker is busy with a long match (a
+    match worker would have taken it only after that match). The
+    housekeeper plays no match and writes no heartbeat row."""
+    a, b, slow = (
+        install_builtin("splendor-duel", "random", bot_name=n) for n in ("hk-a", "hk-b", "hk-slow")
+    )
+    quick = create_match("splendor-duel", [a.active_version, b.active_version])
+    paced = add_version(slow, "slow.py", paced_random_bot(0.4), validate=False)
+    long = create_match("splendor-duel", [paced, a.active_version])
+    env = {"SANDBOX_BACKEND": "process"}
+    media = media_dir
+    with named_workers(["hk", "w"], media, {"hk": env, "w": env}, housekeepers=("hk",)):
+        wait_for(
+            lambda: b"ready." in (media.parent / f"{media.name}-hk.log").read_bytes(),
+            timeout_s=60,
+            what="the housekeeper to start",
+        )
+        wait_for(
+            lambda: Match.objects.get(pk=long.pk).status == Match.Status.RUNNING,
+            timeout_s=60,
+            what="the quick match to finish and the long one to start",
+        )
+        assert Match.objects.get(pk=quick.pk).status == Match.Status.FINISHED
+        assert not GameFit.objects.filter(game="splendor-duel", matches__gt=0).exists()
+        refit_ratings.delay()  # as the beat sends it
+        wait_for(
+            lambda: GameFit.objects.filter(game="splendor-duel", matches=1).exists(),
+            timeout_s=20,
+            what="the housekeeper to refit",
+        )
+        assert Match.objects.get(pk=long.pk).status == Match.Status.RUNNING
+        hostnames = set(WorkerHeartbeat.objects.values_list("hostname", flat=True))
+        assert any(h.startswith("w-") for h in hostnames)
+        assert not any(h.startswith("hk-") for h in hostnames), hostnames
 
 
 @pytest.mark.docker
