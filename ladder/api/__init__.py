@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from functools import wraps
 
-from django.http import HttpResponseNotAllowed
+from django.http import HttpResponseNotAllowed, JsonResponse
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 
 from ladder.api import bots, games, matches, tokens
@@ -21,8 +23,26 @@ class GemArenaAPI(NinjaAPI):
     def _get_urls(self):
         patterns = super()._get_urls()
         for pattern in patterns:
+            if pattern.name == "api-root":  # ninja's answers an HTML 404
+                pattern.callback = root
             pattern.callback = _json_405(pattern.callback)
         return patterns
+
+
+@csrf_exempt  # as every ninja view: an unsafe method gets the JSON 405
+def root(request, *args, **kwargs):
+    """GET /api/: where the schema, its browser and the docs are."""
+    if request.method not in ("GET", "HEAD"):
+        return method_not_allowed(HttpResponseNotAllowed(["GET", "HEAD"]))
+    return JsonResponse(
+        {
+            "name": "Gem Arena API",
+            "version": api.version,
+            "openapi": reverse("api:openapi-json"),
+            "docs": reverse("api:openapi-view"),
+            "guide": reverse("doc_page", args=["api"]),
+        }
+    )
 
 
 def _json_405(view):

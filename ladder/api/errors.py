@@ -188,6 +188,9 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
         return error_response(
             401, "sign in, or send an API token as 'Authorization: Bearer <token>'"
         )
+    if status == 400 and str(exc.message).startswith("Cannot parse request body"):
+        # ninja's words for a body its JSON parser refused
+        return error_response(400, f"the request body is not valid JSON: {exc.__cause__}")
     headers = {}
     if isinstance(exc, Throttled) and exc.wait:
         headers["Retry-After"] = str(int(exc.wait) + 1)

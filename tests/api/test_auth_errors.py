@@ -115,8 +115,18 @@ def test_validation_errors_name_the_field(as_alice) -> None:
 
 def test_malformed_json_is_a_400(as_alice) -> None:
     response = as_alice.post("/api/bots", b"{not json", "application/json")
-    assert_error(response, 400, "bad_request")
+    error = assert_error(response, 400, "bad_request")
+    assert error["message"].startswith("the request body is not valid JSON: "), error
     assert not Bot.objects.exists()
+
+
+def test_the_api_root_says_where_the_schema_and_docs_are(client) -> None:
+    """It was the site's HTML 404, though every answer under /api/ is JSON."""
+    body = client.get("/api/").json()
+    assert body["openapi"] == "/api/openapi.json" and body["docs"] == "/api/docs"
+    assert client.get(body["openapi"]).json()["info"]["title"] == "Gem Arena API"
+    assert client.get(body["guide"]).status_code == 200
+    assert_error(client.post("/api/"), 405, "method_not_allowed")
 
 
 def test_nul_characters_are_refused_before_the_database_sees_them(as_alice) -> None:
