@@ -46,9 +46,19 @@ def root(request, *args, **kwargs):
 
 
 def _json_405(view):
+    """ninja's plain 405 in the API's error shape; HEAD answered as GET (ninja
+    routes GET only; the WSGI server sends the headers without the body)."""
+
     @wraps(view)
     def wrapper(request, *args, **kwargs):
-        response = view(request, *args, **kwargs)
+        head = request.method == "HEAD"
+        if head:
+            request.method = "GET"
+        try:
+            response = view(request, *args, **kwargs)
+        finally:
+            if head:
+                request.method = "HEAD"
         if isinstance(response, HttpResponseNotAllowed):
             return method_not_allowed(response)
         return response

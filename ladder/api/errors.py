@@ -233,6 +233,8 @@ def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
 def method_not_allowed(response: HttpResponse) -> HttpResponse:
     """ninja's plain-text 405 in the error shape, keeping its Allow header."""
     allowed = response.get("Allow", "")
+    if "GET" in allowed.split(", ") and "HEAD" not in allowed:
+        allowed += ", HEAD"  # see ladder.api._json_405
     return error_response(
         405,
         f"this endpoint does not accept that method (allowed: {allowed})",

@@ -98,7 +98,19 @@ def test_unknown_urls_and_wrong_methods_use_the_shape(client) -> None:
     assert_error(client.get(f"/api/bots/{2**70}"), 404, "not_found")
     response = client.delete("/api/games")
     assert_error(response, 405, "method_not_allowed")
-    assert response["Allow"] == "GET"
+    assert response["Allow"] == "GET, HEAD"
+
+
+def test_head_answers_like_get_without_a_body(client) -> None:
+    """`curl -I` and monitors ask with HEAD; ninja routes GET only."""
+    for url in ("/api/games", "/api/bots", "/api/"):
+        get, head = client.get(url), client.head(url)
+        assert head.status_code == 200 == get.status_code, (url, head.content)
+        assert head["Content-Type"] == get["Content-Type"]
+        assert get["Content-Type"].startswith("application/json")
+        assert head.content == b""
+    missing = client.head("/api/bots/99999")
+    assert missing.status_code == 404 and missing["Content-Type"] == "application/json"
 
 
 def test_validation_errors_name_the_field(as_alice) -> None:
