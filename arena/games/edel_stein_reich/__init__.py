@@ -47,7 +47,9 @@ class EdelSteinReich(GameDef):
     step_cap = 20_000
     notice = (
         "Plays with house values: the gem and event card lists, scoring-card money, "
-        "certificate prizes and tie rules are placeholders, not the printed values."
+        "certificate prizes, barter (gem) values, the rounding of returns and splits, "
+        "the minimum holding that scores and the tie rules are placeholders, not the "
+        "printed values."
     )
     options = {
         "components": OptionSpec(

@@ -86,6 +86,8 @@ class Components:
     scoring_value: tuple[int, int, int, int]
     majority_minimum: int
     majority_half_round_up: bool
+    #: tie splits (majorities, certificate prizes) rounded up instead of down
+    split_round_up: bool
     majority_tie_return: int
     certificate_awards: tuple[int, ...]
     set_aside: dict[int, int]
@@ -193,6 +195,10 @@ def parse_components(data: Any) -> Components:
     rounding = _require(data, "majority_half_rounding")
     if rounding not in ("down", "up"):
         raise ValueError(f"majority_half_rounding: expected 'down' or 'up', got {rounding!r}")
+    # optional: documents from before it existed rounded down
+    split_rounding = data.get("split_rounding", "down")
+    if split_rounding not in ("down", "up"):
+        raise ValueError(f"split_rounding: expected 'down' or 'up', got {split_rounding!r}")
     awards = _require(data, "certificate_awards")
     if not isinstance(awards, list) or not awards:
         raise ValueError("certificate_awards: expected a non-empty list of integers")
@@ -243,6 +249,7 @@ def parse_components(data: Any) -> Components:
         scoring_value=_full_colour_map(_require(data, "scoring_value"), "scoring_value"),
         majority_minimum=_int(data.get("majority_minimum", 1), "majority_minimum", 1, 99),
         majority_half_round_up=rounding == "up",
+        split_round_up=split_rounding == "up",
         majority_tie_return=_int(_require(data, "majority_tie_return"), "majority_tie_return"),
         certificate_awards=tuple(_int(a, f"certificate_awards[{i}]") for i, a in enumerate(awards)),
         set_aside=set_aside,

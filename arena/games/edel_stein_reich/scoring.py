@@ -10,15 +10,26 @@ from arena.engine import Outcome, ranks_from_keys
 from arena.games.edel_stein_reich.actions import pay
 
 
+def split(total: int, ways: int, round_up: bool) -> int:
+    """`total` shared `ways` ways, rounded down (the remainder stays in the
+    bank) or up (the bank pays the difference) as the component data says."""
+    return -(-total // ways) if round_up else total // ways
+
+
 def majority(
-    counts: list[int], value: int, minimum: int, round_up: bool, tie_return: int
+    counts: list[int],
+    value: int,
+    minimum: int,
+    round_up: bool,
+    tie_return: int,
+    split_round_up: bool = False,
 ) -> tuple[list[int], int, int]:
     """One colour's majority (§10.1): (paid seats, money each, gems each returns).
 
     Nobody scores below `minimum` gems (so never with 0). A sole holder of
-    the most gets the full value and returns half (rounded as configured);
-    tied holders split the value rounded down and each return `tie_return`
-    gems (or all they hold).
+    the most gets the full value and returns half (`round_up` is the rounding
+    of that half); tied holders split the value (rounded as `split_round_up`
+    says) and each return `tie_return` gems (or all they hold).
     """
     top = max(counts)
     if top < minimum:
@@ -26,19 +37,19 @@ def majority(
     winners = [s for s, k in enumerate(counts) if k == top]
     if len(winners) == 1:
         return winners, value, (top + 1) // 2 if round_up else top // 2
-    return winners, value // len(winners), min(top, tie_return)
+    return winners, split(value, len(winners), split_round_up), min(top, tie_return)
 
 
 def certificate_prizes(
-    counts: list[int], awards: tuple[int, ...], ties: str = "split"
+    counts: list[int], awards: tuple[int, ...], ties: str = "split", split_round_up: bool = False
 ) -> list[int]:
     """Money per seat for certificates (§10.3).
 
     Only seats with a certificate compete. Ties are a house rule (the
     `certificate_ties` option): with "split", seats tied on a rank add up the
-    prizes of the places they occupy and split them equally, rounded down
-    (prizes 10/4: two tied for most get 7 each); with "full", each gets the
-    prize of the best place they share (10 each). Either way the tied seats
+    prizes of the places they occupy and split them equally, rounded as the
+    data's `split_rounding` says (prizes 10/4: two tied for most get 7 each);
+    with "full", each gets the prize of the best place they share (10 each). Either way the tied seats
     use up the places they occupy (no second prize after a tie for most).
     """
     prizes = [0] * len(counts)
@@ -48,7 +59,7 @@ def certificate_prizes(
         if ties == "full":
             each = awards[place] if place < len(awards) else 0
         else:
-            each = sum(awards[place : place + len(group)]) // len(group)
+            each = split(sum(awards[place : place + len(group)]), len(group), split_round_up)
         for s in group:
             prizes[s] = each
         place += len(group)
@@ -67,6 +78,7 @@ def score_phase(st) -> None:
             comp.majority_minimum,
             comp.majority_half_round_up,
             comp.majority_tie_return,
+            comp.split_round_up,
         )
         paid.append(winners)
         for s in winners:
@@ -86,7 +98,8 @@ def score_phase(st) -> None:
             elif kind.op == "certificate":
                 certificates[s] += 1
     ties = st.options["certificate_ties"]
-    for s, prize in enumerate(certificate_prizes(certificates, comp.certificate_awards, ties)):
+    prizes = certificate_prizes(certificates, comp.certificate_awards, ties, comp.split_round_up)
+    for s, prize in enumerate(prizes):
         if certificates[s]:
             pay(st, s, prize)
             st.log.append(("certificates", s, certificates[s], prize))

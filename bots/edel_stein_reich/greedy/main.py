@@ -71,6 +71,7 @@ class Pos:
                 comp.majority_minimum,
                 comp.majority_half_round_up,
                 comp.majority_tie_return,
+                comp.split_round_up,
             )
             paid.append(winners)
             for s in winners:
@@ -86,7 +87,9 @@ class Pos:
                 elif kind.op == "majority_bonus" and s in paid[kind.colour]:
                     est[s] += kind.amount
         for s, prize in enumerate(
-            certificate_prizes(certificates, comp.certificate_awards, CERTIFICATE_TIES)
+            certificate_prizes(
+                certificates, comp.certificate_awards, CERTIFICATE_TIES, comp.split_round_up
+            )
         ):
             est[s] += prize
         return est

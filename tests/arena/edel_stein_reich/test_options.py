@@ -43,6 +43,7 @@ def test_component_file_by_path_inline_json_or_object(tmp_path):
         (lambda d: d["event_cards"][1]["params"].update(colour="pink"), "event_cards[1].params"),
         (lambda d: d.pop("scoring_value"), "scoring_value"),
         (lambda d: d.update(majority_half_rounding="sideways"), "majority_half_rounding"),
+        (lambda d: d.update(split_rounding="nearest"), "split_rounding"),
         (lambda d: d["barter_value"].update(red=0), "barter_value"),
         (lambda d: d.update(schema="other"), "schema"),
     ],

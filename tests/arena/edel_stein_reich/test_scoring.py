@@ -26,6 +26,15 @@ def test_majority_half_can_round_up():
     assert scoring.majority([5, 3], 10, 1, True, 2) == ([0], 10, 3)
 
 
+def test_tie_splits_can_round_up():
+    """RULES.md §10.1/§10.3 round splits down [H]; house rules must be
+    configurable, so the data's `split_rounding` may say "up"."""
+    assert scoring.majority([1, 1, 1], 10, 1, False, 2, split_round_up=True) == ([0, 1, 2], 4, 1)
+    assert scoring.majority([5, 3], 10, 1, False, 2, split_round_up=True) == ([0], 10, 2)
+    assert scoring.certificate_prizes([1, 1, 1], (10, 4), split_round_up=True) == [5, 5, 5]
+    assert scoring.certificate_prizes([3, 1, 1], (10, 4), split_round_up=True) == [10, 2, 2]
+
+
 @pytest.mark.parametrize(
     ("certificates", "prizes"),
     [
@@ -58,6 +67,20 @@ def test_score_phase_pays_majorities_bonuses_and_certificates_then_cleans_up():
     assert st.gems == [[3, 0, 2, 0], [1, 0, 2, 0], [0, 1, 0, 0]]
     assert st.held == [[], [], []]
     st.check_invariants()
+
+
+def test_score_phase_rounds_splits_as_the_component_data_says():
+    """Three seats tied on yellow (8 // 3) and on certificates (14 // 3)."""
+    from arena.games.edel_stein_reich import GAME
+    from tests.arena.edel_stein_reich.test_options import house_values
+
+    for rounding, yellow, certificate in (("down", 2, 4), ("up", 3, 5)):
+        st = GAME.new(3, 1, {"components": {**house_values(), "split_rounding": rounding}})
+        set_all_gems(st, [(0, 1, 0, 0), (0, 1, 0, 0), (0, 1, 0, 0)])
+        for seat in range(3):
+            hold_event(st, seat, "certificate")
+        scoring.score_phase(st)
+        assert st.money == [yellow + certificate] * 3, rounding
 
 
 def test_a_phase_ends_when_the_gem_deck_is_used_up_and_the_next_is_set_up():
