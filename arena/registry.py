@@ -14,12 +14,13 @@ def register(game: GameDef) -> GameDef:
 
 def _load() -> None:
     # Imported here so that a game package registers itself on first use.
+    # Not "if the registry is empty": importing one game package directly
+    # registers that game alone, and the other would never be loaded.
     from arena.games import edel_stein_reich, splendor_duel  # noqa: F401
 
 
 def get_game(game_id: str) -> GameDef:
-    if not _GAMES:
-        _load()
+    _load()
     try:
         return _GAMES[game_id]
     except KeyError:
@@ -28,6 +29,5 @@ def get_game(game_id: str) -> GameDef:
 
 
 def all_games() -> list[GameDef]:
-    if not _GAMES:
-        _load()
+    _load()
     return [_GAMES[k] for k in sorted(_GAMES)]
