@@ -808,6 +808,8 @@ def test_every_heartbeat_gives_back_quiet_matches_of_an_earlier_run(
 
     from django.utils import timezone
 
+    from ladder.matches import worker_queues
+
     a, b = ladder_bots(2)
     match = create_match("splendor-duel", [a.active_version, b.active_version])
     assert match.claim_for("worker@host")
@@ -819,7 +821,9 @@ def test_every_heartbeat_gives_back_quiet_matches_of_an_earlier_run(
         tasks.selftest, "start_heartbeat_thread", lambda hostname, on_beat: chores.append(on_beat)
     )
     monkeypatch.setattr(tasks, "enqueue", lambda match_id, kind: None)
-    tasks.announce_worker(SimpleNamespace(hostname="worker@host"))
+    queues = SimpleNamespace(consume_from=dict.fromkeys(worker_queues()))
+    app = SimpleNamespace(amqp=SimpleNamespace(queues=queues))
+    tasks.announce_worker(SimpleNamespace(hostname="worker@host", app=app))
     assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING  # still writing
     (beat,) = chores
     quiet = timedelta(seconds=tasks.quiet_limit_s() + 1)
