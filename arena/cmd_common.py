@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 from arena.api_client import DEFAULT_URL, Client, ClientError, load_config
@@ -103,3 +105,12 @@ def ladder_rules(game: str) -> dict[str, Any]:
             "(an older Gem Arena?); give them with --option and the limits instead"
         ) from None
     return ladder
+
+
+def check_replay_folder(folder: Path, what: str) -> None:
+    """ValueError unless replays can be written into `folder`. Commands check
+    this before they play, so a mistyped path costs no match."""
+    if not folder.is_dir():
+        raise ValueError(f"{what}: {folder} is not an existing directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{what}: cannot write into {folder}")

@@ -8,7 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, match_settings
+from arena.cmd_common import add_match_arguments, check_replay_folder, match_settings
 from arena.engine import OptionError
 from arena.replay import save_replay
 from arena.runner import play_match
@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "bots that use randomness of their own, such as "
                              "builtin:random, still vary")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None,
-                        help="replay file (default: <game>-seed<N>.replay.json.gz)")  # fmt: skip
+                        help="replay file, in an existing directory "
+                             "(default: <game>-seed<N>.replay.json.gz)")  # fmt: skip
     parser.add_argument("--no-replay", action="store_true", help="do not write a replay")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every step")
     parser.add_argument("--stderr", action="store_true",
@@ -35,12 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    out = (
+        None if args.no_replay else args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
+    )
     workdir = Path(tempfile.mkdtemp(prefix="gemarena-play-"))
     workdir.chmod(0o755)
     try:
         try:
             resolved = [resolve_bot(arg, args.game, workdir) for arg in args.bots]
             labels = unique_labels([label for label, _ in resolved])
+            if out is not None:
+                check_replay_file(out)
             request = MatchRequest(
                 game=args.game,
                 bots=[
@@ -62,11 +68,17 @@ def run(args: argparse.Namespace) -> int:
     print_result(result)
     if args.stderr:
         print_stderr(result)
-    if not args.no_replay:
-        out = args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
+    if out is not None:
         save_replay(out, result.replay)
         print(f"replay: {out}")
     return 0
+
+
+def check_replay_file(out: Path) -> None:
+    """ValueError unless the replay can be written at `out` once the match is over."""
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; name the replay file")
+    check_replay_folder(out.parent, f"--out {out}")
 
 
 def _print_step(event: dict) -> None:

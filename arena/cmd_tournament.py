@@ -10,7 +10,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, match_settings
+from arena.cmd_common import add_match_arguments, check_replay_folder, match_settings
 from arena.engine import OptionError
 from arena.registry import get_game
 from arena.replay import save_replay
@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=1, help="matches played at once")
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument(
-        "--replays", type=Path, default=None, help="write every replay into this directory"
+        "--replays",
+        type=Path,
+        default=None,
+        help="write every replay into this directory (created if missing)",
     )
     add_match_arguments(parser)
 
@@ -59,13 +62,13 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         if args.games < 1:
             raise ValueError("--games must be at least 1")
         tc = settings["time"]
+        if args.replays:
+            make_replay_dir(args.replays)
     except (BotNotFound, OptionError, ValueError) as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
     labels = unique_labels([label for label, _ in bots])
     plan = schedule(len(bots), players, args.games, args.seed)
-    if args.replays:
-        args.replays.mkdir(parents=True, exist_ok=True)
 
     def play(index: int) -> tuple[int, MatchResult]:
         pairing = plan[index]
@@ -118,6 +121,19 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
             f" {interval:>13} {avg:>8.2f} {st.faults:>6} {elo[b]:>6.0f} {'±':>2}{ci[b]:<5.0f}"
         )
     return 1 if errors else 0
+
+
+def make_replay_dir(folder: Path) -> None:
+    """Create the --replays directory (and its parents) before any game is
+    played; ValueError if that is not possible."""
+    what = f"--replays {folder}"
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{what} exists and is not a directory")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"{what}: cannot create it: {exc.strerror or exc}") from None
+    check_replay_folder(folder, what)
 
 
 def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResult) -> None:

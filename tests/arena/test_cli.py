@@ -164,3 +164,55 @@ def test_a_named_config_file_that_is_missing_is_an_error(tmp_path: Path) -> None
     with pytest.raises(ClientError, match=f"GEMARENA_CONFIG names {missing}, which is not a file"):
         load_config({"GEMARENA_CONFIG": str(missing)})
     assert load_config({"XDG_CONFIG_HOME": str(tmp_path)}).url  # no file by default: defaults
+
+
+def _no_match_may_be_played(monkeypatch, module) -> None:
+    def play_match(*args, **kwargs):
+        raise AssertionError("a match was played despite a bad replay destination")
+
+    monkeypatch.setattr(module, "play_match", play_match)
+
+
+def test_play_checks_where_the_replay_goes_before_playing(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A replay that cannot be written is a clear error before the match, not a
+    FileNotFoundError after it (found by a tester)."""
+    from arena import cmd_play
+
+    _no_match_may_be_played(monkeypatch, cmd_play)
+    argv = ["play", "splendor-duel", "builtin:random", "builtin:random", "--sandbox", "process"]
+    missing = tmp_path / "no" / "such" / "x.json.gz"
+    assert main([*argv, "--out", str(missing)]) == 2
+    assert f"--out {missing}: {missing.parent} is not an existing directory" in (
+        capsys.readouterr().err
+    )
+    assert main([*argv, "--out", str(tmp_path)]) == 2
+    assert f"--out {tmp_path} is a directory" in capsys.readouterr().err
+    (tmp_path / "afile").write_text("")
+    assert main([*argv, "--out", str(tmp_path / "afile" / "x.json.gz")]) == 2
+    assert "is not an existing directory" in capsys.readouterr().err
+
+
+def test_tournament_checks_the_replay_folder_before_playing(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from arena import cmd_tournament
+
+    _no_match_may_be_played(monkeypatch, cmd_tournament)
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    argv = ["tournament", "splendor-duel", "builtin:greedy", "builtin:random", "--games", "1",
+            "--sandbox", "process"]  # fmt: skip
+    assert main([*argv, "--replays", str(afile)]) == 2
+    assert f"--replays {afile} exists and is not a directory" in capsys.readouterr().err
+    assert afile.read_text() == "mine\n"
+    assert main([*argv, "--replays", str(afile / "sub")]) == 2
+    assert f"--replays {afile / 'sub'}: cannot create it" in capsys.readouterr().err
+
+
+def test_tournament_creates_the_replay_folder(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "new" / "replays"
+    assert main(["tournament", "splendor-duel", "builtin:greedy", "builtin:random", "--games", "1",
+                 "--sandbox", "process", "--replays", str(folder)]) == 0  # fmt: skip
+    assert [p.name for p in folder.iterdir()] == ["splendor-duel-00000.replay.json.gz"]
