@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, workdir: Path) -> int:
     try:
         game = get_game(args.game)
-        players = args.players or min(game.seat_counts)
+        players = min(game.seat_counts) if args.players is None else args.players
         game.check_seats(players)
         settings = match_settings(args, game.id)
         options = game.validate_options(settings["options"])
@@ -61,6 +61,8 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
             raise ValueError(f"{players} seats need at least {players} bots")
         if args.games < 1:
             raise ValueError("--games must be at least 1")
+        if args.jobs < 1:
+            raise ValueError("--jobs must be at least 1")
         tc = settings["time"]
         if args.replays:
             make_replay_dir(args.replays)
@@ -88,7 +90,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
     pairs: list[tuple[int, int, float]] = []
     errors = 0
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+    with ThreadPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(play, i) for i in range(len(plan))]
         for done, future in enumerate(as_completed(futures), 1):
             try:

@@ -168,7 +168,7 @@ def test_a_named_config_file_that_is_missing_is_an_error(tmp_path: Path) -> None
 
 def _no_match_may_be_played(monkeypatch, module) -> None:
     def play_match(*args, **kwargs):
-        raise AssertionError("a match was played despite a bad replay destination")
+        raise AssertionError("a match was played despite a bad argument")
 
     monkeypatch.setattr(module, "play_match", play_match)
 
@@ -216,3 +216,24 @@ def test_tournament_creates_the_replay_folder(tmp_path: Path, capsys) -> None:
     assert main(["tournament", "splendor-duel", "builtin:greedy", "builtin:random", "--games", "1",
                  "--sandbox", "process", "--replays", str(folder)]) == 0  # fmt: skip
     assert [p.name for p in folder.iterdir()] == ["splendor-duel-00000.replay.json.gz"]
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--players", "0"], "splendor-duel is played by 2 seats, not 0"),
+        (["--players", "-2"], "splendor-duel is played by 2 seats, not -2"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["-j", "-1"], "--jobs must be at least 1"),
+        (["--games", "0"], "--games must be at least 1"),
+    ],
+)
+def test_tournament_refuses_counts_below_one(extra, words, capsys, monkeypatch) -> None:
+    """0 is not "the default": --players and --jobs are refused like --games."""
+    from arena import cmd_tournament
+
+    _no_match_may_be_played(monkeypatch, cmd_tournament)
+    argv = ["tournament", "splendor-duel", "builtin:greedy", "builtin:random", "--games", "1",
+            "--sandbox", "process"]  # fmt: skip
+    assert main([*argv, *extra]) == 2
+    assert words in capsys.readouterr().err
