@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.api_client import DEFAULT_URL, Client, ClientError, load_config
+from arena.runner import sandbox_limits
 from arena.runner_types import TimeControl
+from sandbox.base import MIN_MEMORY_MIB
 
 DEFAULTS = TimeControl()
 #: the time limits and memory a command line leaves unset fall back to these
@@ -58,7 +60,8 @@ def add_match_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"per-match time bank for slow moves (default {DEFAULTS.bank_ms})",
     )
     parser.add_argument("--memory-mib", type=int, default=None,
-                        help="memory limit per bot (default: the sandbox's)")  # fmt: skip
+                        help=f"memory limit per bot, at least {MIN_MEMORY_MIB} "
+                             "(default: the sandbox's)")  # fmt: skip
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -85,6 +88,8 @@ def match_settings(args: argparse.Namespace, game: str) -> dict[str, Any]:
         limits = {k: ladder[k] if v is None else v for k, v in limits.items()}
     limits = {k: UNSET_LIMITS[k] if v is None else v for k, v in limits.items()}
     time = TimeControl(limits["startup_ms"], limits["move_ms"], limits["bank_ms"])
+    if limits["memory_mib"] is not None:  # refused here, before any match starts
+        sandbox_limits({"memory_mib": limits["memory_mib"]}, time)
     return {"options": options, "time": time, "memory_mib": limits["memory_mib"]}
 
 

@@ -27,6 +27,7 @@ from config.env import (
     report_setting_errors,
 )
 from ladder.logging import logging_config
+from sandbox.base import MIN_MEMORY_MIB
 
 report_setting_errors()
 
@@ -228,8 +229,9 @@ MAX_LIMIT_MS = 3_600_000
 MOVE_MS = env_int("MOVE_MS", 1000, minimum=10, maximum=MAX_LIMIT_MS)
 BANK_MS = env_int("BANK_MS", 10000, minimum=0, maximum=MAX_LIMIT_MS)
 STARTUP_MS = env_int("STARTUP_MS", 10000, minimum=100, maximum=MAX_LIMIT_MS)
-#: 64 GiB per bot; Docker refuses a container whose limit overflows its int64 bytes
-BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=32, maximum=65536)
+#: at least what a bot starts in (sandbox/base.py); at most 64 GiB per bot:
+#: Docker refuses a container whose limit overflows its int64 bytes
+BOT_MEMORY_MIB = env_int("BOT_MEMORY_MIB", 256, minimum=MIN_MEMORY_MIB, maximum=65536)
 
 # --- Static files, auth, i18n ------------------------------------------------
 STATIC_URL = "static/"

@@ -39,6 +39,15 @@ class ReadResult:
     elapsed_ms: float = 0.0
 
 
+#: The least memory a bot starts in: Python, the SDK and the engines a bot may
+#: import. Measured with builtin:random (the SDK alone) and builtin:greedy and
+#: builtin:search (the engines): the process sandbox (RLIMIT_AS counts address
+#: space) needs 16 and 28 MiB, the docker one 6 (Docker's own floor) and 15
+#: MiB. Below that a bot dies at start, or in Docker pages so slowly that no
+#: seat answers in time (a "system fault"). 32 leaves a little room.
+MIN_MEMORY_MIB = 32
+
+
 @dataclass(frozen=True)
 class Limits:
     memory_mib: int = 256
@@ -55,8 +64,11 @@ class Limits:
         # to Docker and tmpfs, 0 or -1 means "no limit": refuse, never pass on
         for name, value in asdict(self).items():
             kinds, what = ((int, float), "a number") if name == "cpus" else ((int,), "an integer")
-            if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
-                raise ValueError(f"sandbox limit {name}={value!r}: expected {what} above 0")
+            least = MIN_MEMORY_MIB if name == "memory_mib" else 0
+            wrong = isinstance(value, bool) or not isinstance(value, kinds)
+            if wrong or not 0 < value < math.inf or value < least:
+                bound = f"of at least {least} (a bot needs that to start)" if least else "above 0"
+                raise ValueError(f"sandbox limit {name}={value!r}: expected {what} {bound}")
 
 
 class ExitKind(StrEnum):

@@ -237,3 +237,32 @@ def test_tournament_refuses_counts_below_one(extra, words, capsys, monkeypatch) 
             "--sandbox", "process"]  # fmt: skip
     assert main([*argv, *extra]) == 2
     assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["play", "tournament"])
+@pytest.mark.parametrize("value", ["0", "8", "31"])
+def test_a_memory_limit_no_bot_can_start_in_is_refused(command, value, capsys, monkeypatch):
+    """--memory-mib 8 ended in two start-up crashes (process sandbox) or a
+    "worker is too slow" system fault (Docker); --memory-mib 0 in a traceback
+    from the tournament's threads. Refused before playing, naming the floor."""
+    from importlib import import_module
+
+    from sandbox.base import MIN_MEMORY_MIB
+
+    _no_match_may_be_played(monkeypatch, import_module(f"arena.cmd_{command}"))
+    argv = [command, "splendor-duel", "builtin:greedy", "builtin:random", "--sandbox", "process",
+            "--memory-mib", value, *(["--no-replay"] if command == "play" else ["--games", "1"])]  # fmt: skip
+    assert main(argv) == 2
+    assert f"memory_mib={value}: expected an integer of at least {MIN_MEMORY_MIB}" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("backend", ["process", pytest.param("docker", marks=pytest.mark.docker)])
+def test_bots_that_import_the_engines_start_in_the_least_memory(backend, capsys) -> None:
+    """The floor is enough for the SDK and the engines in either sandbox."""
+    from sandbox.base import MIN_MEMORY_MIB
+
+    assert main(["play", "splendor-duel", "builtin:greedy", "builtin:search", "--sandbox",
+                 backend, "--no-replay", "--memory-mib", str(MIN_MEMORY_MIB)]) == 0  # fmt: skip
+    assert "FORFEIT" not in capsys.readouterr().out

@@ -36,6 +36,14 @@ def test_limits_have_a_maximum(tmp_path: Path, name: str, value: str, message: s
     assert message in refused(tmp_path, **{name: value})
 
 
+def test_the_bot_memory_is_at_least_what_a_bot_starts_in(tmp_path: Path) -> None:
+    from sandbox.base import MIN_MEMORY_MIB
+
+    too_little = MIN_MEMORY_MIB - 1
+    error = refused(tmp_path, BOT_MEMORY_MIB=str(too_little))
+    assert f"BOT_MEMORY_MIB={too_little}: must be at least {MIN_MEMORY_MIB}" in error
+
+
 def test_the_largest_limits_are_accepted(tmp_path: Path) -> None:
     out = manage(
         "check",

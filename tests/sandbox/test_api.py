@@ -369,6 +369,16 @@ def test_a_limit_that_is_not_a_finite_number_is_refused(field, value):
         sandbox.Limits(**{field: value})
 
 
+@pytest.mark.parametrize("value", [1, 8, sandbox.base.MIN_MEMORY_MIB - 1])
+def test_a_memory_limit_no_bot_can_start_in_is_refused(value):
+    """Below the floor a bot dies at start (process) or the match ends as a
+    system fault (Docker): refuse it with the floor in the message."""
+    minimum = sandbox.base.MIN_MEMORY_MIB
+    with pytest.raises(ValueError, match=f"memory_mib={value}: .* at least {minimum}"):
+        sandbox.Limits(memory_mib=value)
+    assert sandbox.Limits(memory_mib=minimum).memory_mib == minimum
+
+
 def test_the_default_and_fractional_limits_are_accepted():
     assert sandbox.Limits().memory_mib == 256
     assert sandbox.Limits(cpus=0.5, memory_mib=64).cpus == 0.5
