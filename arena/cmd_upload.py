@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import sys
 import time
 import zipfile
@@ -21,11 +22,49 @@ STILL_PENDING = 3
 POLL_S = 2.0
 
 
+def _set_bot_path(parser: argparse.ArgumentParser, namespace, value: str) -> None:
+    earlier = namespace.path
+    if earlier is not None:
+        parser.error(
+            f"two bots given, {earlier!r} and {value!r} (a word after --wait that is "
+            "not a number is BOT_DIR_OR_FILE)"
+        )
+    namespace.path = value
+
+
+class _BotPath(argparse.Action):
+    """BOT_DIR_OR_FILE, unless `--wait` took it already (see _Wait)."""
+
+    def __call__(self, parser, namespace, value, option_string=None) -> None:
+        _set_bot_path(parser, namespace, value)
+
+
+class _Wait(argparse.Action):
+    """`--wait [SECONDS]` takes the next word only when it is a number: argparse
+    alone would take any word, and read `--bot NAME --wait ./mybot` as waiting
+    for "./mybot" seconds. A word that is not a number is BOT_DIR_OR_FILE."""
+
+    def __call__(self, parser, namespace, value, option_string=None) -> None:
+        try:
+            seconds = self.const if value is None else float(value)
+        except ValueError:  # a bare --wait, then the bot
+            _set_bot_path(parser, namespace, value)
+            seconds = self.const
+        if not 0 < seconds < math.inf:  # nan is refused too
+            parser.error(f"argument --wait: SECONDS must be a positive number, not {value!r}")
+        setattr(namespace, self.dest, seconds)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = SERVER_HELP
-    parser.add_argument(
-        "path", metavar="BOT_DIR_OR_FILE", help="a folder with main.py, a .py or a .zip"
+    path = parser.add_argument(
+        "path",
+        action=_BotPath,
+        default=None,
+        metavar="BOT_DIR_OR_FILE",
+        help="a folder with main.py, a .py or a .zip",
     )
+    path.required = False  # `--wait` may take it; run() checks that it came
     parser.add_argument("--bot", required=True, metavar="NAME", help="the bot's name on the server")
     parser.add_argument(
         "--game", help="the bot's game (needed with --create, or if NAME is ambiguous)"
@@ -35,12 +74,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--wait",
+        action=_Wait,
         nargs="?",
-        type=float,
         const=600.0,
         default=None,
         metavar="SECONDS",
-        help="wait for validation to accept or reject the version (default 600 s)",
+        help="wait for validation to accept or reject the version, at most SECONDS "
+        "(a positive number; default 600)",
     )
 
 
@@ -66,6 +106,9 @@ def package(path: Path) -> tuple[str, bytes]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.path is None:
+        print("arena upload: BOT_DIR_OR_FILE is missing: which bot to upload?", file=sys.stderr)
+        return 2
     try:
         return _upload(args)
     except ClientError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import zipfile
 from pathlib import Path
 
@@ -85,18 +86,19 @@ def test_upload_wait_reports_a_rejection(cli_env, alice, tmp_path, capsys, monke
     monkeypatch.setattr(cmd_upload, "sleep", worker_rejects)
     source = tmp_path / "v2.py"
     source.write_bytes(b"import sys\nsys.exit(3)\n")
-    assert main(["upload", str(source), "--bot", "doomed", "--wait"]) == 1
+    # a bare --wait before the bot: the bot is not taken for SECONDS
+    assert main(["upload", "--bot", "doomed", "--wait", str(source)]) == 1
     out = capsys.readouterr().out
     assert "rejected: validation match 3: crash" in out and "boom" in out
 
 
 def test_upload_wait_gives_up_with_status_3(cli_env, alice, tmp_path, capsys, monkeypatch) -> None:
     ready_bot(alice, "slowpoke")
-    monkeypatch.setattr(cmd_upload, "sleep", lambda s: None)
+    monkeypatch.setattr(cmd_upload, "sleep", lambda s: time.sleep(0.01))  # no verdict comes
     source = tmp_path / "v2.py"
     source.write_bytes(RANDOM_BOT + b"# v2\n")
     assert (
-        main(["upload", str(source), "--bot", "slowpoke", "--wait", "0"])
+        main(["upload", str(source), "--bot", "slowpoke", "--wait", "0.005"])
         == cmd_upload.STILL_PENDING
     )
     assert "still validating" in capsys.readouterr().out

@@ -266,3 +266,46 @@ def test_bots_that_import_the_engines_start_in_the_least_memory(backend, capsys)
     assert main(["play", "splendor-duel", "builtin:greedy", "builtin:search", "--sandbox",
                  backend, "--no-replay", "--memory-mib", str(MIN_MEMORY_MIB)]) == 0  # fmt: skip
     assert "FORFEIT" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, path, wait",
+    [
+        (["mybot", "--bot", "b", "--wait"], "mybot", 600.0),  # as docs/api.md shows it
+        (["mybot", "--bot", "b", "--wait", "30"], "mybot", 30.0),
+        (["--bot", "b", "--wait", "mybot"], "mybot", 600.0),  # once "invalid float value"
+        (["--bot", "b", "--wait", "2.5", "mybot"], "mybot", 2.5),
+        (["--wait", "--bot", "b", "mybot"], "mybot", 600.0),
+        (["mybot", "--bot", "b"], "mybot", None),
+    ],
+)
+def test_upload_wait_takes_only_a_number(argv, path, wait) -> None:
+    """`--wait [SECONDS]` leaves a word that is not a number to BOT_DIR_OR_FILE."""
+    from arena.cli import build_parser
+
+    args = build_parser().parse_args(["upload", *argv])
+    assert (args.path, args.wait) == (path, wait)
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["mybot", "--bot", "b", "--wait", "nan"], "SECONDS must be a positive number, not 'nan'"),
+        (["mybot", "--bot", "b", "--wait", "inf"], "SECONDS must be a positive number, not 'inf'"),
+        (["mybot", "--bot", "b", "--wait", "0"], "SECONDS must be a positive number, not '0'"),
+        (["mybot", "--bot", "b", "--wait", "-1"], "SECONDS must be a positive number, not '-1'"),
+        (["mybot", "--bot", "b", "--wait", "soon"], "two bots given, 'mybot' and 'soon'"),
+        (["--bot", "b", "--wait", "mybot", "other"], "two bots given, 'mybot' and 'other'"),
+    ],
+)
+def test_upload_wait_refuses_what_never_ends_or_never_waits(argv, words, capsys) -> None:
+    """nan and inf never reached the deadline; 0 and -1 did not wait at all."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["upload", *argv])
+    assert exit_.value.code == 2
+    assert words in capsys.readouterr().err
+
+
+def test_upload_without_a_bot_is_an_argument_error(capsys) -> None:
+    assert main(["upload", "--bot", "b", "--wait"]) == 2
+    assert "BOT_DIR_OR_FILE is missing" in capsys.readouterr().err
