@@ -188,13 +188,14 @@ def _api_error(exc: urllib.error.HTTPError) -> ClientError:
 
 
 def find_bot(client: Client, name: str, game: str | None, mine: bool = False) -> dict | None:
-    """The bot of that name (in that game); ClientError if the name is ambiguous."""
+    """The bot of that name (in that game), whatever its capitals, as the server
+    matches names; ClientError if the name is ambiguous."""
     page = client.get(
         "/api/bots",
         {"name": name, "game": game, "mine": "true" if mine else None, "page_size": 100},
     )
     bots = page["results"]
     if len(bots) > 1:
-        games = ", ".join(sorted(b["game"] for b in bots))
-        raise ClientError(f"there are bots named {name!r} in {games}: add --game GAME")
+        found = ", ".join(sorted(f"{b['name']} ({b['game']})" for b in bots))
+        raise ClientError(f"there are several bots named {name!r}: {found}; add --game GAME")
     return bots[0] if bots else None

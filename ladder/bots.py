@@ -52,12 +52,16 @@ class NameTakenError(UploadError):
     """Another bot of the game has this name (whatever its capitals)."""
 
 
-def name_taken(game: str, name: str, exclude_pk: int | None = None) -> str:
-    """Why `name` cannot be used for a `game` bot ("" when it can)."""
-    others = Bot.objects.filter(game=game, name__iexact=name).exclude(pk=exclude_pk)
-    return (
-        f"a {game} bot named {name!r} exists already; pick another name" if others.exists() else ""
-    )
+def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) -> str:
+    """Why `name` cannot be used for a `game` bot ("" when it can). It names the
+    bot in the way as it is spelled (bot names are public), and tells `owner`
+    when that bot is theirs."""
+    other = Bot.objects.filter(game=game, name__iexact=name).exclude(pk=exclude_pk).first()
+    if other is None:
+        return ""
+    if owner is not None and other.owner_id == owner.pk:
+        return f"you already have a {game} bot named {other.name!r}; upload a new version to it instead"
+    return f"a {game} bot named {other.name!r} exists already; pick another name"
 
 
 def system_user():
@@ -81,7 +85,7 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
             lock_user(owner)
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
-        taken = name_taken(game, name)  # no look-alikes in capitals either
+        taken = name_taken(game, name, owner=owner)  # no look-alikes in capitals either
         if taken:
             raise NameTakenError(taken)
         bot = Bot.objects.create(

@@ -45,7 +45,9 @@ class BotFilters(PageQuery):
     owner: str | None = Field(
         None, max_length=150, pattern=NO_NUL, description="only this user's bots"
     )
-    name: str | None = Field(None, max_length=40, pattern=NO_NUL, description="exact bot name")
+    name: str | None = Field(
+        None, max_length=40, pattern=NO_NUL, description="the bot's name, whatever its capitals"
+    )
     mine: bool = Field(False, description="only the caller's bots (needs a signed-in caller)")
     enabled: bool | None = None
 
@@ -64,7 +66,7 @@ def list_bots(request: HttpRequest, filters: Query[BotFilters]):
     if filters.owner:
         bots = bots.filter(owner__username=filters.owner)
     if filters.name:
-        bots = bots.filter(name=filters.name)
+        bots = bots.filter(name__iexact=filters.name)  # unique per game in any capitals
     if filters.mine:
         bots = bots.filter(owner=require_user(request))
     if filters.enabled is not None:
@@ -87,7 +89,8 @@ def create_bot(request: HttpRequest, data: BotIn):
     except bot_service.NameTakenError as exc:
         raise ApiError(409, str(exc), field="name") from None
     except IntegrityError:  # someone took the name in between
-        taken = bot_service.name_taken(data.game, name) or f"the name {name!r} was just taken"
+        taken = bot_service.name_taken(data.game, name, owner=user)
+        taken = taken or f"the name {name!r} was just taken"
         raise ApiError(409, taken, field="name") from None
     return Status(201, bot_out(bots_queryset().get(pk=bot.pk)))
 

@@ -48,6 +48,8 @@ def test_create_bot_then_list_filter_and_detail(as_alice, as_bob, client) -> Non
     assert names(client.get("/api/bots?owner=bob")) == ["baron"]
     assert names(as_alice.get("/api/bots?mine=true")) == ["gem-hoarder"]
     assert names(client.get("/api/bots?name=baron&game=splendor-duel")) == []
+    # names are unique per game whatever the case, and found so
+    assert names(client.get("/api/bots?name=Gem-HOARDER")) == ["gem-hoarder"]
     assert client.get(f"/api/bots/{bot['id']}").json() == bot
 
 
@@ -66,6 +68,24 @@ def test_bad_bot_requests_store_nothing(as_alice, alice, body, status, code, fie
     ready_bot(alice, "taken")
     assert_error(as_alice.post("/api/bots", body, "application/json"), status, code, field)
     assert list(Bot.objects.values_list("name", flat=True)) == ["taken"]
+
+
+def test_a_taken_name_is_named_as_it_is_spelled(as_alice, as_bob, alice) -> None:
+    """The 409 names the bot in the way as spelled (bot names are public), and
+    tells its owner that it is theirs."""
+    ready_bot(alice, "a-greedy")
+    body = {"game": "splendor-duel", "name": "A-GREEDY"}
+    mine = assert_error(
+        as_alice.post("/api/bots", body, "application/json"), 409, "conflict", "name"
+    )
+    assert mine["message"].startswith("you already have a splendor-duel bot named 'a-greedy'")
+    theirs = assert_error(
+        as_bob.post("/api/bots", body, "application/json"), 409, "conflict", "name"
+    )
+    assert theirs["message"] == (
+        "a splendor-duel bot named 'a-greedy' exists already; pick another name"
+    )
+    assert list(Bot.objects.values_list("name", flat=True)) == ["a-greedy"]
 
 
 def test_bot_limit_is_a_429(as_alice, settings) -> None:

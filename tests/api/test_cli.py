@@ -104,6 +104,19 @@ def test_upload_wait_gives_up_with_status_3(cli_env, alice, tmp_path, capsys, mo
     assert "still validating" in capsys.readouterr().out
 
 
+def test_bot_names_are_found_whatever_their_case(cli_env, alice, tmp_path, capsys) -> None:
+    """Names are unique per game in any capitals on the server; `--bot A-GREEDY`
+    said "you have no bot named 'A-GREEDY'" to the owner of a-greedy."""
+    bot = ready_bot(alice, "a-greedy")
+    source = tmp_path / "v2.py"
+    source.write_bytes(RANDOM_BOT + b"# v2\n")
+    assert main(["upload", str(source), "--bot", "A-GREEDY"]) == 0, capsys.readouterr().err
+    assert "as a-greedy v2" in capsys.readouterr().out
+    assert bot.versions.count() == 2
+    assert main(["matches", "--bot", "A-Greedy"]) == 0
+    assert capsys.readouterr().out.startswith("a-greedy (splendor-duel, owner alice)")
+
+
 def test_upload_errors_are_clear(
     cli_env, bot_dir, alice, bob, tmp_path, capsys, monkeypatch
 ) -> None:
