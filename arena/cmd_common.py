@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.api_client import DEFAULT_URL, Client, ClientError, load_config
+from arena.registry import get_game
 from arena.runner import sandbox_limits
 from arena.runner_types import TimeControl
 from sandbox.base import MIN_MEMORY_MIB
@@ -119,3 +120,11 @@ def check_replay_folder(folder: Path, what: str) -> None:
         raise ValueError(f"{what}: {folder} is not an existing directory")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"{what}: cannot write into {folder}")
+
+
+def print_notice(game_id: str, options: dict[str, Any] | None) -> None:
+    """The game's notice for these options (Edel, Stein & Reich's house
+    values), as `arena games` and the site show it; nothing when it has none."""
+    notice = get_game(game_id).notice_for(options)
+    if notice:
+        print(f"  note: {notice}")

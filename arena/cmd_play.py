@@ -8,7 +8,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, check_replay_folder, match_settings
+from arena.cmd_common import (
+    add_match_arguments,
+    check_replay_folder,
+    match_settings,
+    print_notice,
+)
 from arena.engine import OptionError
 from arena.replay import save_replay
 from arena.runner import play_match
@@ -90,6 +95,7 @@ def _print_step(event: dict) -> None:
 def print_result(result: MatchResult) -> None:
     outcome = result.outcome
     print(f"{result.game}, seed {result.seed}: {outcome.reason}")
+    print_notice(result.game, result.replay.get("options"))
     for seat, label in enumerate(result.labels):
         fault = result.faults[seat]
         line = f"  seat {seat}  rank {outcome.ranks[seat]}  score {outcome.scores[seat]:g}  {label}"

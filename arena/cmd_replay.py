@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena.cmd_common import print_notice
 from arena.engine import EngineError
 from arena.replay import ReplayError, load_replay, positions, render_at, verify_replay
 
@@ -49,6 +50,7 @@ def _show(args: argparse.Namespace) -> int:
         labels = replay["seats"]
         print(f"{replay['game']} (rules {replay['rules_version']}), seed {replay['seed']}, "
               f"{len(replay['steps'])} steps")  # fmt: skip
+        print_notice(replay["game"], replay.get("options"))
         for seat, label in enumerate(labels):
             fault = replay["faults"][seat]
             extra = (

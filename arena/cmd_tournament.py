@@ -10,7 +10,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from arena.cmd_common import add_match_arguments, check_replay_folder, match_settings
+from arena.cmd_common import (
+    add_match_arguments,
+    check_replay_folder,
+    match_settings,
+    print_notice,
+)
 from arena.engine import OptionError
 from arena.registry import get_game
 from arena.replay import save_replay
@@ -108,6 +113,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
     print(file=sys.stderr)
     elo, ci = fit_elo(len(bots), pairs)
     print(f"{game.id}: {len(plan) - errors} games, {players} seats, {time.monotonic() - t0:.1f} s")
+    print_notice(game.id, options)
     print(
         f"{'bot':<28} {'games':>5} {'win rate':>8} {'1st alone':>9} {'95% CI':>13}"
         f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'95% CI':>8}"

@@ -309,3 +309,21 @@ def test_upload_wait_refuses_what_never_ends_or_never_waits(argv, words, capsys)
 def test_upload_without_a_bot_is_an_argument_error(capsys) -> None:
     assert main(["upload", "--bot", "b", "--wait"]) == 2
     assert "BOT_DIR_OR_FILE is missing" in capsys.readouterr().err
+
+
+def test_local_results_of_edel_stein_reich_say_they_use_house_values(tmp_path, capsys) -> None:
+    """Only `arena games` and the site said so; a local result or replay
+    showed money scores from invented cards without a word."""
+    out = tmp_path / "esr.replay.json.gz"
+    three = ["builtin:random"] * 3
+    assert (
+        main(["play", "edel-stein-reich", *three, "--sandbox", "process", "--out", str(out)]) == 0
+    )
+    assert "note: Plays with house values" in capsys.readouterr().out
+    assert main(["replay", "show", str(out)]) == 0
+    assert "note: Plays with house values" in capsys.readouterr().out
+    argv = ["tournament", "edel-stein-reich", *three, "--games", "1", "--sandbox", "process"]
+    assert main(argv) == 0
+    assert "note: Plays with house values" in capsys.readouterr().out
+    assert main(["play", "splendor-duel", *three[:2], "--sandbox", "process", "--no-replay"]) == 0
+    assert "note:" not in capsys.readouterr().out
