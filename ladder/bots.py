@@ -45,7 +45,12 @@ BOT_NAME_RULE = "bot names start with a letter or digit, then letters, digits, -
 
 
 class LimitError(UploadError):
-    """A per-user limit (bots, uploads per hour) was reached."""
+    """A per-user limit (bots, uploads per hour) was reached; `retry_after_s`
+    says when it frees, where that is known (the API's Retry-After)."""
+
+    def __init__(self, message: str, retry_after_s: int | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class NameTakenError(UploadError):
@@ -130,13 +135,15 @@ def check_upload_rate(owner) -> None:
     if len(times) >= limit:
         # the window frees a place when the upload that made it full is an hour old
         freed = times[limit - 1]
-        minutes = max(1, math.ceil((freed + timedelta(hours=1) - now).total_seconds() / 60))
+        wait_s = max(1, math.ceil((freed + timedelta(hours=1) - now).total_seconds()))
+        minutes = math.ceil(wait_s / 60)
         what = f"{len(times)} uploads in the last hour"
         if refused:
             what += f" ({len(refused)} refused by the checks)"
         raise LimitError(
             f"you made {what}; the limit is {limit} per hour (you can upload again in "
-            f"{minutes} minute{'s' if minutes != 1 else ''})"
+            f"{minutes} minute{'s' if minutes != 1 else ''})",
+            retry_after_s=wait_s,
         )
 
 

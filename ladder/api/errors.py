@@ -201,7 +201,8 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
 
 def _upload_error(request: HttpRequest, exc: UploadError) -> HttpResponse:
     if isinstance(exc, LimitError):
-        return error_response(429, str(exc))
+        wait = exc.retry_after_s
+        return error_response(429, str(exc), headers={"Retry-After": str(wait)} if wait else {})
     return error_response(422, str(exc), code="upload_rejected", field="file")
 
 

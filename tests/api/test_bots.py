@@ -164,8 +164,11 @@ def test_upload_rate_limit_is_a_429(as_alice, alice, settings) -> None:
     settings.MAX_UPLOADS_PER_HOUR = 1
     bot = Bot.objects.create(owner=alice, game="splendor-duel", name="eager")
     assert upload(as_alice, bot.pk, "a.py", b"print(1)\n").status_code == 201
-    error = assert_error(upload(as_alice, bot.pk, "b.py", b"print(2)\n"), 429, "rate_limited")
-    assert "per hour" in error["message"]
+    refused = upload(as_alice, bot.pk, "b.py", b"print(2)\n")
+    error = assert_error(refused, 429, "rate_limited")
+    assert "per hour" in error["message"] and "again in 60 minutes" in error["message"]
+    # a script can wait as long as the message says, to the second
+    assert 3590 < int(refused["Retry-After"]) <= 3600
     assert BotVersion.objects.filter(bot=bot).count() == 1
 
 
