@@ -20,6 +20,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Lower, Replace
 from django.utils import timezone
 
 from arena import OptionError, builtin_bot_dir, get_game
@@ -54,14 +56,28 @@ class LimitError(UploadError):
 
 
 class NameTakenError(UploadError):
-    """Another bot of the game has this name (whatever its capitals)."""
+    """Another bot of the game has this name, or one that differs only in
+    capitals or in '-' for '_'."""
+
+
+def name_key(name: str) -> str:
+    """What two bot names of one game must not share: `Sd_Greedy` would pass
+    for `sd-greedy` on a leaderboard."""
+    return name.lower().replace("_", "-")
 
 
 def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) -> str:
     """Why `name` cannot be used for a `game` bot ("" when it can). It names the
     bot in the way as it is spelled (bot names are public), and tells `owner`
     when that bot is theirs."""
-    other = Bot.objects.filter(game=game, name__iexact=name).exclude(pk=exclude_pk).first()
+    key = Lower(Replace("name", Value("_"), Value("-")))
+    other = (
+        Bot.objects.filter(game=game)
+        .annotate(key=key)
+        .filter(key=name_key(name))
+        .exclude(pk=exclude_pk)
+        .first()
+    )
     if other is None:
         return ""
     if owner is not None and other.owner_id == owner.pk:

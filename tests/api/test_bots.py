@@ -85,7 +85,12 @@ def test_a_taken_name_is_named_as_it_is_spelled(as_alice, as_bob, alice) -> None
     assert theirs["message"] == (
         "a splendor-duel bot named 'a-greedy' exists already; pick another name"
     )
+    # '_' for '-' would pass for the same bot on a leaderboard
+    look_alike = {"game": "splendor-duel", "name": "A_greedy"}
+    assert_error(as_bob.post("/api/bots", look_alike, "application/json"), 409, "conflict", "name")
     assert list(Bot.objects.values_list("name", flat=True)) == ["a-greedy"]
+    other_game = {"game": "edel-stein-reich", "name": "a_greedy"}
+    assert as_bob.post("/api/bots", other_game, "application/json").status_code == 201
 
 
 def test_bot_limit_is_a_429(as_alice, settings) -> None:
