@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Status
 
-from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
+from arena import ReplayError, replay_from_bytes, replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.bots import get_or_404
 from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
@@ -23,9 +21,8 @@ from ladder.api.schemas import (
     PageQuery,
     match_out,
 )
-from ladder.game_options import check_options
-from ladder.matches import create_match
-from ladder.models import Bot, LadderSettings, Match, MatchSeat, lock_user
+from ladder.challenges import ChallengeError, create_challenge
+from ladder.models import Match, MatchSeat
 
 router = Router(tags=["matches"], auth=PUBLIC)
 
@@ -114,22 +111,6 @@ def _without_notes(data: bytes, seats: set[int]) -> bytes:
     return replay_to_bytes(replay)
 
 
-def refuse_over_challenge_limit(user) -> None:
-    """429 when `user` has MAX_OPEN_CHALLENGES challenges queued or running."""
-    open_count = Match.objects.filter(
-        kind=Match.Kind.CHALLENGE,
-        requested_by=user,
-        status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
-    ).count()
-    limit = settings.MAX_OPEN_CHALLENGES
-    if open_count >= limit:
-        raise ApiError(
-            429,
-            f"you have {open_count} challenges queued or running; the limit is "
-            f"{limit}. Wait for one to finish.",
-        )
-
-
 @router.post(
     "/challenges",
     response={201: MatchDetail, **errors(401, 403, 404, 409, 429)},
@@ -142,66 +123,8 @@ def challenge(request: HttpRequest, data: ChallengeIn):
     Every bot must be of the same game, enabled, and have a ready version; the
     number of seats must be one the game is played by."""
     user = require_user(request)
-    # First, unlocked: a request over the limit costs no option check (a large
-    # `components` takes seconds). Checked again under the lock below.
-    refuse_over_challenge_limit(user)
-    bot = get_or_404(Bot.objects.select_related("active_version"), data.bot, "bot", field="bot")
-    if bot.owner_id != user.pk:
-        raise ApiError(403, "you can challenge only with a bot of your own", field="bot")
-    game = get_game(bot.game)
-    seat_count = 1 + len(data.opponents)
-    if seat_count not in game.seat_counts:
-        allowed = ", ".join(str(n - 1) for n in game.seat_counts)
-        raise ApiError(
-            422,
-            f"{game.id} is played by {', '.join(map(str, game.seat_counts))} seats: "
-            f"choose {allowed} opponents, not {len(data.opponents)}",
-            field="opponents",
-        )
-    ids = [bot.pk, *data.opponents]
-    if len(set(ids)) != len(ids):
-        raise ApiError(422, "each bot may take only one seat", field="opponents")
-    found = {b.pk: b for b in Bot.objects.select_related("active_version").filter(pk__in=ids)}
-    lineup = []
-    for bot_id in ids:
-        entry = found.get(bot_id)
-        field = "bot" if bot_id == bot.pk else "opponents"
-        if entry is None:
-            raise ApiError(404, f"no bot with id {bot_id}", field=field)
-        if entry.game != game.id:
-            raise ApiError(422, f"bot {entry.name} plays {entry.game}, not {game.id}", field=field)
-        if not entry.enabled:
-            raise ApiError(409, f"bot {entry.name} is disabled", field=field)
-        if entry.active_version is None:
-            raise ApiError(409, f"bot {entry.name} has no ready version yet", field=field)
-        lineup.append(entry.active_version)
-    # The ladder's rules, with the request's options replacing them key by key.
-    ladder_options = LadderSettings.get().options_for(game.id)
-    wanted = {**ladder_options, **data.options}
     try:
-        # Sets this table up once: options that suit the game but not this many
-        # seats (components that do not deal out) fail here, not on a worker.
-        options = check_options(game, wanted, [seat_count])
-        longest = game.max_steps(game.validate_options(ladder_options))
-    except OptionError as exc:
-        raise ApiError(422, str(exc), field="options") from None
-    if game.max_steps(options) > longest:
-        # a longer game only holds a worker longer (and its replay grows)
-        raise ApiError(
-            422,
-            f"a challenge may shorten {game.id} but not lengthen it: at most {longest} "
-            "steps, as on the ladder (option step_cap)",
-            field="options",
-        )
-    with transaction.atomic():
-        lock_user(user)
-        refuse_over_challenge_limit(user)  # again: another request may have won the race
-        match = create_match(
-            game.id,
-            lineup,
-            kind=Match.Kind.CHALLENGE,
-            rated=False,
-            options=options,
-            requested_by=user,
-        )
+        match = create_challenge(user, data.bot, data.opponents, data.options)
+    except ChallengeError as exc:
+        raise ApiError(exc.status, exc.message, field=exc.field) from None
     return Status(201, match_out(matches_queryset().get(pk=match.pk), user, True))

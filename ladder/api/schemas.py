@@ -3,7 +3,6 @@ fields (logs, source links) are filled only for the bot's owner and staff."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -17,16 +16,11 @@ from pydantic_core import PydanticCustomError
 from arena import all_games
 from ladder.api.auth import sees_private
 from ladder.api.errors import BOT_NAME, NO_NUL, NOT_AN_OBJECT
+from ladder.challenges import MAX_ID, MAX_OPTIONS_BYTES, options_bytes
 from ladder.game_options import GameRules, json_kind
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
 MAX_PAGE = 100_000
-#: ids beyond this are no database id (and overflow SQLite's integers)
-MAX_ID = 2**63 - 1
-#: a challenge's options as compact JSON, in bytes. They are stored on the match
-#: and checked by setting up a table; the largest legitimate value, Edel, Stein &
-#: Reich's whole components.json, is about 6 KB.
-MAX_OPTIONS_BYTES = 64 * 1024
 
 
 class BodyIn(Schema):
@@ -343,11 +337,7 @@ class ChallengeIn(BodyIn):
     @field_validator("options")
     @classmethod
     def _bounded(cls, options: dict[str, Any]) -> dict[str, Any]:
-        size = len(
-            json.dumps(options, ensure_ascii=False, separators=(",", ":")).encode(
-                errors="surrogatepass"
-            )
-        )
+        size = options_bytes(options)
         if size > MAX_OPTIONS_BYTES:
             raise PydanticCustomError(
                 "options_too_large",

@@ -43,7 +43,7 @@ def test_over_limit_challenge_is_refused_before_its_options_are_checked(
     def costly(*args, **kwargs):
         raise AssertionError("the options were checked for a request over the limit")
 
-    monkeypatch.setattr("ladder.api.matches.check_options", costly)
+    monkeypatch.setattr("ladder.challenges.check_options", costly)
     sent = post(as_alice, "/api/challenges", challenge_body(alpha, [beta], options={"x": 1}))
     assert "the limit is 1" in assert_error(sent, 429, "rate_limited")["message"]
     assert Match.objects.filter(kind="challenge").count() == 1
@@ -68,7 +68,7 @@ def test_oversized_challenge_options_are_refused(as_alice, trio, monkeypatch) ->
     def costly(*args, **kwargs):
         raise AssertionError("oversized options reached the option check")
 
-    monkeypatch.setattr("ladder.api.matches.check_options", costly)
+    monkeypatch.setattr("ladder.challenges.check_options", costly)
     body = challenge_body(red, [green, blue], options={"components": huge_deck()})
     error = assert_error(post(as_alice, "/api/challenges", body), 422, "invalid", "options")
     assert f"the limit is {MAX_OPTIONS_BYTES:,} bytes" in error["message"]
