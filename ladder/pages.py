@@ -153,14 +153,15 @@ def trends(bot_ids: list[int]) -> dict[int, float]:
 # -- bot page ----------------------------------------------------------------------
 
 
-def recent_seats(bot: Bot, limit: int = RECENT_MATCHES) -> list[MatchSeat]:
-    """The bot's latest matches (newest first) with every seat of each, 2 queries."""
-    own = list(
-        MatchSeat.objects.filter(version__bot=bot)
-        .exclude(match__kind=Match.Kind.VALIDATION)
-        .select_related("match", "version")
-        .order_by("-match_id")[:limit]
-    )
+def recent_seats(bot: Bot, limit: int = RECENT_MATCHES, kind: str | None = None) -> list[MatchSeat]:
+    """The bot's latest matches (newest first) with every seat of each, 2 queries;
+    only matches of `kind` if given, else all but validation matches."""
+    seats = MatchSeat.objects.filter(version__bot=bot)
+    if kind:
+        seats = seats.filter(match__kind=kind)
+    else:
+        seats = seats.exclude(match__kind=Match.Kind.VALIDATION)
+    own = list(seats.select_related("match", "version").order_by("-match_id")[:limit])
     others: dict[int, list[MatchSeat]] = defaultdict(list)
     for seat in (
         MatchSeat.objects.filter(match_id__in=[s.match_id for s in own])

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
 from ladder import health, views, views_account, views_docs, views_replay, views_upload
+from ladder.views_challenge import challenge, my_challenges
 
 
 class RowId:
@@ -38,6 +39,9 @@ urlpatterns = [
         name="version_source",
     ),
     path("upload/", views_upload.upload, name="upload"),
+    # challenges
+    path("bots/<id:bot_id>/challenge/", challenge, name="challenge"),
+    path("accounts/challenges/", my_challenges, name="my_challenges"),
     path("matches/<id:match_id>/", views.match_detail, name="match"),
     path("matches/<id:match_id>/replay.json.gz", views.match_replay, name="match_replay"),
     path("matches/<id:match_id>/frames.json", views_replay.frames, name="match_frames_json"),

@@ -39,6 +39,13 @@ from ladder.pages import (
 
 LEADERBOARD_PAGE_SIZE = 50
 HOME_TOP = 5
+#: the bot page's match filter (?kind=): value → label; "" is the default list
+MATCH_KINDS = {
+    "": "ladder and challenges",
+    Match.Kind.LADDER: "ladder",
+    Match.Kind.CHALLENGE: "challenges",
+    Match.Kind.VALIDATION: "validation",
+}
 
 
 def game_or_404(game_id: str):
@@ -152,6 +159,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     ]
     game = game_or_404(bot.game)
     rules = ladder_rules_of(game)
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in MATCH_KINDS else ""
     ctx = {
         "bot": bot,
         "game": game,
@@ -161,7 +170,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
         "chart_size": len(points),
         "chart_has_band": any(p.low is not None for p in points),
-        "recent": recent_seats(bot),
+        "recent": recent_seats(bot, kind=kind or None),
+        "kind": kind,
+        "match_kinds": MATCH_KINDS.items(),
         "h2h": h2h[:H2H_SHOWN],
         "h2h_more": max(0, len(h2h) - H2H_SHOWN),
         "private": private,
