@@ -378,3 +378,27 @@ def test_rating_chart_on_a_phone_starts_at_the_newest_match(
     assert chart_box["x"] + chart_box["width"] <= wrap_box["x"] + wrap_box["width"] + 1
     assert chart_box["x"] < wrap_box["x"]
     assert horizontal_overflow(phone) == 0
+
+
+def test_long_bot_names_wrap_inside_the_tables_on_a_phone(
+    browser: Browser, django_user_model
+) -> None:
+    """40-character names without a break wrap in their cells: the bot page's
+    recent matches and head to head, and the match page's seats, keep every
+    column on a 390 px screen without scrolling the table (found by QA)."""
+    alice = django_user_model.objects.create_user("alice", "", "alice-pass-123")
+    bob = django_user_model.objects.create_user("bob", "", "bob-pass-123")
+    a = make_bot(alice, "A" * 20 + "b" * 20)
+    b = make_bot(bob, "Z" + "z" * 38 + "9")
+    for ranks in ([1, 2], [2, 1], [1, 2]):
+        match = play([a, b], ranks)
+    phone = browser.phone()
+    for url, name in ((f"/bots/{a.pk}/", "bot"), (f"/matches/{match.pk}/", "match")):
+        phone.goto(url)
+        shoot(phone, f"match-page-07-long-names-{name}-phone")
+        scrolled = phone.evaluate(
+            """() => [...document.querySelectorAll(".table-wrap")]
+                .map(w => w.scrollWidth - w.clientWidth)"""
+        )
+        assert scrolled and max(scrolled) <= 0, (url, scrolled)
+        assert horizontal_overflow(phone) == 0
