@@ -53,7 +53,7 @@ urlpatterns = [
         views_account.LoginView.as_view(),
         name="login",
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="home"), name="logout"),
+    path("accounts/logout/", views_account.LogoutView.as_view(next_page="home"), name="logout"),
     path(
         "accounts/password/",
         auth_views.PasswordChangeView.as_view(success_url="/accounts/password/done/"),

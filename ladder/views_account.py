@@ -1,5 +1,5 @@
-"""Accounts: sign-up, log-in, the account page, API tokens. Log-out and the
-password change are Django's own views with our templates (ladder/urls.py)."""
+"""Accounts: sign-up, log-in, log-out, the account page, API tokens. The
+password change is Django's own view with our templates (ladder/urls.py)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,15 @@ class LoginView(auth_views.LoginView):
     def get_redirect_url(self) -> str:
         url = super().get_redirect_url()
         return "" if urlsplit(url).path == self.request.path else url
+
+
+class LogoutView(auth_views.LogoutView):
+    """Django's log-out, which logs out on POST only (a link or an image on
+    another site must not sign anyone out). A GET, from a bookmark or a typed
+    address, gets a page with the button instead of a bare 405."""
+
+    http_method_names = ["get", "head", "post", "options"]
+    template_name = "registration/logout.html"  # GET only: a POST redirects
 
 
 def signup(request: HttpRequest) -> HttpResponse:

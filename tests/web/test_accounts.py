@@ -44,6 +44,39 @@ def test_login_logout(client: Client, alice) -> None:
     assert "Log in" in client.get("/").content.decode()
 
 
+def test_logout_address_opened_with_get_shows_a_button(client: Client, alice) -> None:
+    """A bookmarked or typed /accounts/logout/ is a page, not the browser's
+    "HTTP ERROR 405"; it does not log out by itself (found by QA)."""
+    client.force_login(alice)
+    response = client.get("/accounts/logout/")
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "<h1>Log out</h1>" in text and "logged in as <strong>alice</strong>" in text
+    main = text.split("<main>", 1)[1]
+    assert '<form method="post" action="/accounts/logout/">' in main
+    assert 'name="csrfmiddlewaretoken"' in main
+    assert client.get("/accounts/").status_code == 200  # still logged in
+    assert client.post("/accounts/logout/").status_code == 302
+    signed_out = client.get("/accounts/logout/")
+    assert signed_out.status_code == 200
+    text = signed_out.content.decode()
+    assert "<h1>Logged out</h1>" in text and "You are not logged in" in text
+    assert '<form method="post" action="/accounts/logout/">' not in text
+
+
+def test_post_only_addresses_opened_with_get_show_a_page(client: Client, alice) -> None:
+    client.force_login(alice)
+    response = client.get("/accounts/tokens/1/revoke/")
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    text = response.content.decode()
+    assert "takes a form submission" in text and "/accounts/tokens/1/revoke/" in text
+    assert 'href="/"' in text and 'href="/static/css/site.css"' in text  # the site's layout
+    # the API keeps its own JSON 405
+    api = client.delete("/api/bots")
+    assert api.status_code == 405 and api["Content-Type"] == "application/json"
+    assert api.json()["error"]["code"] == "method_not_allowed"
+
+
 def test_password_change(client: Client, alice) -> None:
     client.force_login(alice)
     response = client.post(
