@@ -6,6 +6,8 @@ is zipped from bots/starter/ and the SDK (arena/sdk.py) on request.
 from __future__ import annotations
 
 import io
+import re
+import xml.etree.ElementTree as etree
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +16,9 @@ import markdown
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.safestring import mark_safe
+from markdown.treeprocessors import Treeprocessor
 
 from arena import all_games, get_game, starter_files
 from ladder.game_options import ladder_rules, ladder_rules_of
@@ -23,14 +27,90 @@ from ladder.views import game_or_404
 DOCS = Path(settings.BASE_DIR) / "docs"
 SDK = Path(settings.BASE_DIR) / "arena" / "sdk.py"
 
-#: slug → (file under docs/, title)
+#: slug → (file under docs/, title). The operator's documents (operations.md,
+#: deployment.md, scale.md, faults.md) are not served: the pages that mention
+#: them say they are in the source repository.
 PAGES = {
     "protocol": ("protocol.md", "Bot protocol"),
     "bots": ("bots.md", "Writing a bot"),
+    "sandbox": ("sandbox.md", "The bot sandbox"),
     "replays": ("replays.md", "Replay format"),
     "ratings": ("ratings.md", "Ratings"),
     "api": ("api.md", "REST API and the arena upload command"),
 }
+
+
+def served_docs() -> dict[str, str]:
+    """The repository path of every Markdown file this site serves → its page."""
+    urls = {f"docs/{name}": reverse("doc_page", args=[slug]) for slug, (name, _) in PAGES.items()}
+    for game in all_games():
+        urls[f"docs/games/{game.id}.md"] = reverse("game_docs", args=[game.id])
+    return urls
+
+
+#: a repository path of a Markdown file under docs/, as the docs write them
+DOC_PATH = re.compile(r"\bdocs/[a-z0-9_/-]+\.md\b")
+
+
+class DocLinks(Treeprocessor):
+    """Turns the docs' mentions of each other (`docs/protocol.md`, in a code
+    span or plain text) into links to their pages here; a file the site does
+    not serve stays as it is written. Code blocks and existing links are left
+    alone."""
+
+    def __init__(self, md: markdown.Markdown, urls: dict[str, str]) -> None:
+        super().__init__(md)
+        self.urls = urls
+
+    def run(self, root: etree.Element) -> None:
+        self._walk(root)
+
+    def _walk(self, parent: etree.Element) -> None:
+        if parent.tag in ("pre", "a"):
+            return
+        lead, links = self._split(parent.text)
+        parent.text = lead
+        for i, link in enumerate(links):
+            parent.insert(i, link)
+        for child in [c for c in parent if c not in links]:
+            if child.tag == "code" and (child.text or "").strip() in self.urls:
+                link = etree.Element("a", {"href": self.urls[child.text.strip()]})
+                link.tail, child.tail = child.tail, None
+                parent.insert(list(parent).index(child), link)
+                parent.remove(child)
+                link.append(child)
+                child = link
+            else:
+                self._walk(child)
+            lead, links = self._split(child.tail)
+            child.tail = lead
+            at = list(parent).index(child) + 1
+            for i, link in enumerate(links):
+                parent.insert(at + i, link)
+
+    def _split(self, text: str | None) -> tuple[str | None, list[etree.Element]]:
+        """The text up to the first served path, and a link with its tail for each."""
+        if not text:
+            return text, []
+        lead: str | None = None
+        links: list[etree.Element] = []
+        start = 0
+        for found in DOC_PATH.finditer(text):
+            if found.group(0) not in self.urls:
+                continue
+            before = text[start : found.start()]
+            if links:
+                links[-1].tail = before
+            else:
+                lead = before
+            link = etree.Element("a", {"href": self.urls[found.group(0)]})
+            link.text = found.group(0)
+            links.append(link)
+            start = found.end()
+        if not links:
+            return text, []
+        links[-1].tail = text[start:]
+        return lead, links
 
 
 @dataclass(frozen=True)
@@ -44,7 +124,8 @@ _cache: dict[Path, Rendered] = {}
 
 
 def render_markdown(path: Path) -> Rendered:
-    """The file as HTML with a table of contents; re-rendered when the file changes."""
+    """The file as HTML with a table of contents, its mentions of the other
+    docs this site serves linked (DocLinks); re-rendered when the file changes."""
     try:
         mtime = path.stat().st_mtime
     except FileNotFoundError:
@@ -56,6 +137,8 @@ def render_markdown(path: Path) -> Rendered:
         extensions=["fenced_code", "tables", "toc", "sane_lists"],
         extension_configs={"toc": {"toc_depth": "2-3"}},
     )
+    # after the inline patterns (20), which make the code spans
+    md.treeprocessors.register(DocLinks(md, served_docs()), "doc_links", 15)
     # The docs are the repository's own files (trusted), not user input.
     html = md.convert(path.read_text(encoding="utf-8"))
     rendered = Rendered(html, md.toc, mtime)

@@ -147,3 +147,51 @@ def test_pages_name_their_icon(client: Client) -> None:
     from django.contrib.staticfiles import finders
 
     assert finders.find("favicon.svg")
+
+
+def test_render_markdown_links_the_docs_the_site_serves(tmp_path) -> None:
+    from ladder.views_docs import render_markdown
+
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Details: docs/sandbox.md. See `docs/protocol.md`; `docs/operations.md` is "
+        "not served.\n\n| a |\n| --- |\n| docs/games/splendor-duel.md |\n\n"
+        "```\ndocs/bots.md in a code block\n```\n"
+    )
+    html = render_markdown(page).html
+    assert 'Details: <a href="/docs/sandbox/">docs/sandbox.md</a>.' in html
+    assert '<a href="/docs/protocol/"><code>docs/protocol.md</code></a>;' in html
+    assert "<code>docs/operations.md</code> is" in html and "/docs/operations/" not in html
+    assert '<a href="/docs/games/splendor-duel/">docs/games/splendor-duel.md</a>' in html
+    assert "<code>docs/bots.md in a code block" in html
+
+
+def test_docs_pages_link_or_place_every_file_they_mention(client: Client) -> None:
+    """QA found "Details: docs/sandbox.md." on /docs/bots/ while /docs/sandbox/
+    was missing, and paths of files the site does not serve left dangling."""
+    import re
+
+    from ladder.views_docs import PAGES, served_docs
+
+    sandbox = client.get("/docs/sandbox/")
+    assert sandbox.status_code == 200 and "The bot sandbox" in sandbox.content.decode()
+    assert 'href="/docs/sandbox/"' in client.get("/docs/").content.decode()
+    assert client.get("/docs/operations/").status_code == 404  # the operator's, not served
+    served = served_docs()
+    urls = [f"/docs/{slug}/" for slug in PAGES] + [f"/docs/games/{g.id}/" for g in all_games()]
+    for url in urls:
+        text = client.get(url).content.decode().split('<p class="muted small doc-source">')[0]
+        text = re.sub(r"<pre>.*?</pre>", "", text, flags=re.S)  # examples, not references
+        for found in re.finditer(r"(?:docs|notes)/[a-z0-9_/-]+\.md", text):
+            path, after = found.group(0), text[found.end() : found.end() + 60]
+            if path in served:
+                linked = text[: found.start()].rsplit("<a ", 1)[-1]
+                assert linked.startswith(f'href="{served[path]}"'), (url, path)
+            else:
+                assert "source repository" in re.sub(r"<[^>]+>|\s+", " ", after), (url, path)
+        assert "shared design folder" not in text, url
+        for found in re.finditer(r"design folder", text):  # RULES.md, the research notes
+            after = re.sub(r"<[^>]+>|\s+", " ", text[found.end() : found.end() + 80])
+            assert "source repository" in after, url
+    bots = client.get("/docs/bots/").content.decode()
+    assert 'Details: <a href="/docs/sandbox/">docs/sandbox.md</a>.' in bots
