@@ -155,7 +155,8 @@ def trends(bot_ids: list[int]) -> dict[int, float]:
 
 def recent_seats(bot: Bot, limit: int = RECENT_MATCHES, kind: str | None = None) -> list[MatchSeat]:
     """The bot's latest matches (newest first) with every seat of each, 2 queries;
-    only matches of `kind` if given, else all but validation matches."""
+    only matches of `kind` if given, else all but validation matches (trials
+    against the random bot, whose page would otherwise list nothing else)."""
     seats = MatchSeat.objects.filter(version__bot=bot)
     if kind:
         seats = seats.filter(match__kind=kind)

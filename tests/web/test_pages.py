@@ -166,6 +166,28 @@ def test_bot_page_public_parts(client: Client, ladder) -> None:
     assert "Faults" not in text
 
 
+def test_bot_page_with_only_validation_matches_says_so(client: Client, alice) -> None:
+    """QA: "No matches yet." under Recent matches while the Faults section
+    below listed the bot's validation matches."""
+    from ladder.matches import create_match
+
+    bot = make_bot(alice, "rejected")
+    match = create_match(
+        bot.game,
+        [bot.active_version, make_bot(alice, "opponent").active_version],
+        kind=Match.Kind.VALIDATION,
+        rated=False,
+        validates=bot.active_version,
+    )
+    match.seats.filter(seat=0).update(fault="crash")
+    client.force_login(alice)
+    text = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert f'href="/matches/{match.pk}/"' in text.split("Faults")[1]
+    recent = text.split("Recent matches")[1].split("Head to head")[0]
+    assert "No matches yet" not in recent
+    assert "No ladder or challenge matches yet (validation matches" in recent
+
+
 @pytest.mark.parametrize("who", ["owner", "staff"])
 def test_bot_page_private_parts(client: Client, ladder, alice, carol, who) -> None:
     a, _, _ = ladder
