@@ -9,12 +9,13 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from ladder.forms import SignupForm, TokenForm
-from ladder.models import Bot
+from ladder.models import Bot, BotVersion
 from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
 
 
@@ -54,9 +55,11 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def account(request: HttpRequest) -> HttpResponse:
+    validating = BotVersion.objects.filter(bot=OuterRef("pk"), status=BotVersion.Status.PENDING)
     bots = (
         Bot.objects.filter(owner=request.user)
         .select_related("rating", "active_version")
+        .annotate(validating=Exists(validating))
         .order_by("game", "name")
     )
     return render(request, "ladder/account.html", {"bots": list(bots)})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -75,6 +77,31 @@ def test_post_only_addresses_opened_with_get_show_a_page(client: Client, alice) 
     api = client.delete("/api/bots")
     assert api.status_code == 405 and api["Content-Type"] == "application/json"
     assert api.json()["error"]["code"] == "method_not_allowed"
+
+
+def test_account_page_states_of_bots_without_an_accepted_version(client: Client, alice) -> None:
+    """QA: a bot whose only upload was rejected read "waiting for an accepted
+    version", as if something were being validated."""
+    from ladder.models import Bot, BotVersion
+    from tests.web.conftest import make_bot
+
+    for name, status in (("refused", "rejected"), ("checking", "pending")):
+        bot = make_bot(alice, name)
+        BotVersion.objects.filter(bot=bot).update(status=status)
+        Bot.objects.filter(pk=bot.pk).update(active_version=None)
+    make_bot(alice, "player")
+    client.force_login(alice)
+    text = client.get("/accounts/").content.decode()
+    rows = {
+        name: re.search(rf">{name}</a>.*?</tr>", text, re.S).group(0)
+        for name in ("refused", "checking", "player")
+    }
+    refused = Bot.objects.get(name="refused")
+    assert "no accepted version: " in rows["refused"]
+    assert f'href="/upload/?bot={refused.pk}">upload a new one</a>' in rows["refused"]
+    assert "validating" in rows["checking"] and "no accepted version:" not in rows["checking"]
+    assert "playing" in rows["player"]
+    assert "waiting for an accepted version" not in text
 
 
 def test_password_change(client: Client, alice) -> None:
