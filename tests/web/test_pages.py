@@ -198,6 +198,23 @@ def test_bot_page_private_parts(client: Client, ladder, alice, carol, who) -> No
     assert "Faults" in text
 
 
+@pytest.mark.parametrize("who", ["owner", "staff"])
+def test_private_labels_say_who_sees_them(client: Client, ladder, alice, carol, who) -> None:
+    """QA: staff read "only its owner sees this" over a stderr they see, and
+    "only you and staff" over a bot that is not theirs."""
+    a, _, last = ladder
+    client.force_login(alice if who == "owner" else carol)
+    label = "only you and staff see this" if who == "owner" else "only its owner and staff see this"
+    bot = client.get(f"/bots/{a.pk}/").content.decode()
+    assert f'Faults <span class="tag">{label}</span>' in bot
+    match = client.get(f"/matches/{last.pk}/").content.decode()
+    assert "Traceback: alice oops" in match
+    assert f'(seat 0) <span class="tag">{label}</span>' in match
+    for text in (bot, match):
+        assert "only its owner sees this" not in text
+        assert ("only you" in text) == (who == "owner")
+
+
 def test_source_download_owner_only(client: Client, ladder, alice, bob, carol) -> None:
     a, _, _ = ladder
     url = f"/bots/{a.pk}/versions/1/source"
