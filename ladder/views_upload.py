@@ -17,9 +17,10 @@ from ladder.bots import (
     remember_refused_upload,
 )
 from ladder.forms import UploadForm
-from ladder.models import BotVersion, Match
+from ladder.models import BotVersion, Match, MatchSeat
 from ladder.pages import can_see_private
 from ladder.uploads import UploadError
+from ladder.views import reason_with_names
 
 
 @login_required
@@ -62,7 +63,16 @@ def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:
 
 
 def version_state(version: BotVersion) -> dict:
+    """The validation as the page, status.json and static/js/upload.js show it;
+    match reasons name the bots, as on the match page."""
     matches = list(version.validation_matches.order_by("pk").values("pk", "status", "reason"))
+    seats: dict[int, list[MatchSeat]] = {m["pk"]: [] for m in matches}
+    for seat in (
+        MatchSeat.objects.filter(match_id__in=list(seats))
+        .select_related("version__bot")
+        .only("match_id", "seat", "version__bot__name")
+    ):
+        seats[seat.match_id].append(seat)
     counts = {s: 0 for s in Match.Status.values}
     for m in matches:
         counts[m["status"]] += 1
@@ -75,7 +85,14 @@ def version_state(version: BotVersion) -> dict:
         "reject_reason": version.reject_reason,
         "stderr_tail": version.stderr_tail,
         "validation_matches": counts,
-        "matches": [{"id": m["pk"], "status": m["status"], "reason": m["reason"]} for m in matches],
+        "matches": [
+            {
+                "id": m["pk"],
+                "status": m["status"],
+                "reason": reason_with_names(m["reason"], seats[m["pk"]]),
+            }
+            for m in matches
+        ],
         "bot_url": reverse("bot", args=[version.bot_id]),
     }
 
@@ -83,11 +100,7 @@ def version_state(version: BotVersion) -> dict:
 @login_required
 def version_detail(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
     version = _own_version(request, bot_id, number)
-    ctx = {
-        "version": version,
-        "state": version_state(version),
-        "matches": list(version.validation_matches.order_by("pk")),
-    }
+    ctx = {"version": version, "state": version_state(version)}
     return render(request, "ladder/version.html", ctx)
 
 

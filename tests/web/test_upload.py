@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from datetime import timedelta
 
 import pytest
@@ -59,6 +61,12 @@ def test_rejected_upload_shows_reason_and_stderr(client: Client, alice, process_
     assert "about to fail" in state["stderr_tail"]
     page = client.get(response["Location"]).content.decode()
     assert "Rejected" in page and "about to fail" in page
+    # the matches' reasons name the bots, as the match page does (QA: "forfeit: seat 0")
+    reasons = [m["reason"] for m in state["matches"]]
+    assert any("crashy (crash)" in r for r in reasons), reasons
+    assert not any(re.search(r"\bseat \d", r) for r in reasons), reasons
+    for reason in reasons:
+        assert f"· {html.escape(reason)}</span>" in page
 
 
 @pytest.mark.django_db(transaction=True)
