@@ -55,6 +55,15 @@ def game_or_404(game_id: str):
         raise Http404(f"There is no game called “{game_id}”.") from None
 
 
+def found_or_404(query, what: str, **lookup):
+    """get_object_or_404 whose page says "No such bot." rather than Django's
+    "No Bot matches the given query."."""
+    try:
+        return get_object_or_404(query, **lookup)
+    except Http404:
+        raise Http404(f"No such {what}.") from None
+
+
 def running_matches(limit: int = 10) -> list[Match]:
     matches = list(
         Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at")[:limit]
@@ -140,8 +149,8 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
 
 
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
-    bot = get_object_or_404(
-        Bot.objects.select_related("owner", "rating", "active_version"), pk=bot_id
+    bot = found_or_404(
+        Bot.objects.select_related("owner", "rating", "active_version"), "bot", pk=bot_id
     )
     private = can_see_private(request.user, bot)
     history = chart_history(bot)
@@ -189,11 +198,13 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
 
 def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:
     """The uploaded file of one version: its owner and staff only."""
-    version = get_object_or_404(
-        BotVersion.objects.select_related("bot"), bot_id=bot_id, number=number
+    # the same words whether the version is missing or not the viewer's:
+    # others do not learn that a version exists
+    version = found_or_404(
+        BotVersion.objects.select_related("bot"), "file", bot_id=bot_id, number=number
     )
     if not can_see_private(request.user, version.bot):
-        raise Http404("No such file.")  # others do not learn that a version exists
+        raise Http404("No such file.")
     try:
         handle = version.upload.open("rb")
     except (FileNotFoundError, ValueError):
@@ -213,7 +224,7 @@ def reason_with_names(reason: str, seats: list[MatchSeat]) -> str:
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = get_object_or_404(Match.objects.select_related("validates__bot"), pk=match_id)
+    match = found_or_404(Match.objects.select_related("validates__bot"), "match", pk=match_id)
     seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
     mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
     for seat in seats:
@@ -241,7 +252,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
 @require_safe
 def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
     """The replay file. Debug notes of seats the viewer does not own are removed."""
-    match = get_object_or_404(Match, pk=match_id)
+    match = found_or_404(Match, "match", pk=match_id)
     if not match.replay:
         raise Http404("This match has no replay (it has not finished).")
     try:

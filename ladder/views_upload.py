@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from ladder.bots import (
@@ -20,7 +20,7 @@ from ladder.forms import UploadForm
 from ladder.models import BotVersion, Match, MatchSeat
 from ladder.pages import can_see_private
 from ladder.uploads import UploadError
-from ladder.views import reason_with_names
+from ladder.views import found_or_404, reason_with_names
 
 
 @login_required
@@ -54,8 +54,8 @@ def upload(request: HttpRequest) -> HttpResponse:
 
 
 def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:
-    version = get_object_or_404(
-        BotVersion.objects.select_related("bot__owner"), bot_id=bot_id, number=number
+    version = found_or_404(
+        BotVersion.objects.select_related("bot__owner"), "version", bot_id=bot_id, number=number
     )
     if not can_see_private(request.user, version.bot):
         raise Http404("No such version.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import zipfile
 
@@ -11,6 +12,7 @@ from django.test import Client
 
 from arena import all_games
 from ladder.views_docs import DOCS
+from tests.web.conftest import make_bot
 
 pytestmark = pytest.mark.django_db
 
@@ -103,6 +105,24 @@ def test_404_page(client: Client, production_errors) -> None:
     assert "Not found" in text and "/no/such/page/" in text and "Gem Arena" in text
     game = client.get("/games/chess/")
     assert "no game called" in game.content.decode()
+
+
+def test_404_pages_say_what_is_missing(client: Client, production_errors, alice) -> None:
+    """QA: /bots/999999/ said Django's "No Bot matches the given query."."""
+    bot = make_bot(alice, "here")
+    client.force_login(alice)
+    for url, message in (
+        ("/bots/999999/", "No such bot."),
+        ("/matches/999999/", "No such match."),
+        ("/matches/999999/replay.json.gz", "No such match."),
+        (f"/bots/{bot.pk}/versions/9/", "No such version."),
+        (f"/bots/{bot.pk}/versions/9/source", "No such file."),
+        ("/games/chess/", "There is no game called “chess”."),
+    ):
+        response = client.get(url)
+        assert response.status_code == 404, url
+        text = response.content.decode()
+        assert message in html.unescape(text) and "matches the given query" not in text, url
 
 
 def test_403_page(client: Client, production_errors, settings) -> None:
