@@ -50,19 +50,20 @@ def check_upload(name: str, data: bytes) -> CheckedUpload:
     if not data:
         raise UploadError("the file is empty")
     lower = name.lower()
+    original_name = PurePosixPath(name).name or "main.py"
     if lower.endswith(".py"):
         files = {"main.py": data}
+        shown = original_name  # the author's name for it; it runs as main.py
     elif lower.endswith(".zip"):
         files = _unzip(data)
+        shown = "main.py"
     else:
         raise UploadError(
             "upload a single .py file or a .zip with main.py at its root "
             "(or in the one folder that holds everything)"
         )
-    _check_main(files["main.py"])
-    return CheckedUpload(
-        PurePosixPath(name).name or "main.py", data, files, hashlib.sha256(data).hexdigest()
-    )
+    _check_main(files["main.py"], shown)
+    return CheckedUpload(original_name, data, files, hashlib.sha256(data).hexdigest())
 
 
 def check_not_identical(checked: CheckedUpload, previous_sha256: str) -> None:
@@ -193,20 +194,22 @@ def _without_wrapping_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return {path[len(top) + 1 :]: content for path, content in files.items()}
 
 
-def _check_main(source: bytes) -> None:
+def _check_main(source: bytes, shown: str) -> None:
+    """The bot's main.py compiles; messages call it `shown`, the name of the
+    uploaded file when a single .py file was uploaded (it becomes main.py)."""
     try:
         text = source.decode("utf-8-sig")  # Python itself accepts a leading byte-order mark
     except UnicodeDecodeError as exc:
-        raise UploadError(f"main.py is not UTF-8 text (byte {exc.start})") from None
+        raise UploadError(f"{shown} is not UTF-8 text (byte {exc.start})") from None
     if "\x00" in text:
-        raise UploadError("main.py contains NUL bytes; it cannot be compiled")
+        raise UploadError(f"{shown} contains NUL bytes; it cannot be compiled")
     try:
-        compile(text, "main.py", "exec", dont_inherit=True)
+        compile(text, shown, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise UploadError(f"main.py has a syntax error on line {exc.lineno}: {exc.msg}") from None
+        raise UploadError(f"{shown} has a syntax error on line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:  # e.g. NUL bytes
-        raise UploadError(f"main.py cannot be compiled: {exc}") from None
+        raise UploadError(f"{shown} cannot be compiled: {exc}") from None
     except (RecursionError, MemoryError):  # what Python's parser says to deep nesting
         raise UploadError(
-            "main.py cannot be compiled: it nests too deeply for Python's parser"
+            f"{shown} cannot be compiled: it nests too deeply for Python's parser"
         ) from None

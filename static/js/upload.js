@@ -7,11 +7,13 @@
   function setupDropzone(zone) {
     var input = zone.querySelector("input[type=file]");
     var chosen = zone.querySelector("[data-chosen]");
+    var again = zone.querySelector("[data-choose-again]");
     if (!input) return;
     function show() {
       chosen.textContent = input.files.length ? "Chosen: " + input.files[0].name +
         " (" + input.files[0].size.toLocaleString() + " bytes)" : "";
       zone.classList.toggle("has-file", input.files.length > 0);
+      if (again) again.hidden = input.files.length > 0;  // chosen again: the hint is done
     }
     ["dragenter", "dragover"].forEach(function (name) {
       zone.addEventListener(name, function (event) {

@@ -132,7 +132,7 @@ def test_upload_a_file_and_a_zip_then_see_the_status(as_alice, alice) -> None:
 @pytest.mark.parametrize(
     "name, data, reason",
     [
-        ("bot.py", b"def broken(:\n", "syntax error on line 1"),
+        ("bot.py", b"def broken(:\n", "bot.py has a syntax error on line 1"),
         ("bot.py", b"", "empty"),
         ("bot.tar.gz", b"print(1)\n", "single .py file or a .zip"),
         ("bot.zip", b"PK\x03\x04 nope", "not a readable zip"),

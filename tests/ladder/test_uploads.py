@@ -118,6 +118,20 @@ def test_bad_uploads_are_refused_with_a_reason(name: str, data: bytes, reason: s
     assert reason in str(caught.value)
 
 
+def test_messages_name_the_uploaded_file() -> None:
+    """A single .py file is called by its own name (it becomes main.py); in a
+    zip it is main.py (QA: "main.py has a syntax error" for syntax.py)."""
+    broken = b"x = 1\ndef broken(:\n"
+    with pytest.raises(UploadError) as caught:
+        check_upload("syntax.py", broken)
+    assert str(caught.value).startswith("syntax.py has a syntax error on line 2")
+    with pytest.raises(UploadError, match="^bot.py is not UTF-8"):
+        check_upload("bot.py", b"print('caf\xe9')\n")
+    with pytest.raises(UploadError) as caught:
+        check_upload("syntax.zip", make_zip({"main.py": broken}))
+    assert str(caught.value).startswith("main.py has a syntax error on line 2")
+
+
 def test_identical_to_previous_version_is_refused() -> None:
     first = check_upload("bot.py", GOOD)
     with pytest.raises(UploadError, match="identical"):

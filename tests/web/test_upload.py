@@ -93,6 +93,20 @@ def test_refused_file_stores_nothing(client: Client, alice) -> None:
     assert response.status_code == 400
     text = response.content.decode()
     assert "syntax error on line 1" in text and "Nothing was stored" in text
+
+
+@pytest.mark.django_db
+def test_refusal_names_the_file_and_asks_to_choose_it_again(client: Client, alice) -> None:
+    """QA: syntax.py was called main.py, and after the refusal the chosen file
+    was gone from the form without a word (browsers cannot keep it)."""
+    client.force_login(alice)
+    again = "Choose the file again"
+    assert again not in client.get("/upload/").content.decode()
+    response = upload(client, b"x = 1\ndef broken(:\n", "syntax.py", game="splendor-duel", name="s")
+    text = response.content.decode()
+    assert "syntax.py has a syntax error on line 2" in text and "main.py has" not in text
+    assert again in text
+    assert again in upload(client, RANDOM_BOT).content.decode()  # any error: the file is gone
     assert not Bot.objects.filter(name="broken").exists()  # no empty bot left behind
     assert not BotVersion.objects.exists()
     # the refusal itself is remembered (it counts towards the hourly limit)
