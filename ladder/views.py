@@ -64,6 +64,15 @@ def found_or_404(query, what: str, **lookup):
         raise Http404(f"No such {what}.") from None
 
 
+def live_counts() -> dict[str, int]:
+    """How many matches are queued and running, in one query (the lists the
+    pages show are capped)."""
+    return Match.objects.filter(status__in=[Match.Status.QUEUED, Match.Status.RUNNING]).aggregate(
+        queued=Count("pk", filter=Q(status=Match.Status.QUEUED)),
+        running=Count("pk", filter=Q(status=Match.Status.RUNNING)),
+    )
+
+
 def running_matches(limit: int = 10) -> list[Match]:
     matches = list(
         Match.objects.filter(status=Match.Status.RUNNING).order_by("-started_at")[:limit]
@@ -86,10 +95,14 @@ def home(request: HttpRequest) -> HttpResponse:
         game = rules.game
         top = leaderboard_queryset(game.id, "rank", False).filter(rating__fitted_rank__isnull=False)
         games.append({"game": game, "rules": rules, "top": list(top[:HOME_TOP])})
+    running = running_matches()
+    counts = live_counts()
     ctx = {
         "games": games,
-        "running": running_matches(),
-        "queued": Match.objects.filter(status=Match.Status.QUEUED).count(),
+        "running": running,
+        "running_count": counts["running"],
+        "running_more": counts["running"] - len(running),
+        "queued": counts["queued"],
     }
     return render(request, "ladder/home.html", ctx)
 
@@ -308,10 +321,14 @@ def queue(request: HttpRequest) -> HttpResponse:
         bot.queue_position = plan.position.get(bot.pk)
         if bot.queue_position and per_hour:
             bot.expected_in = timedelta(hours=bot.queue_position / per_hour)
+    running = running_matches(limit=50)
+    counts = live_counts()
     ctx = {
         "queued": plan.matches,
-        "queued_count": Match.objects.filter(status=Match.Status.QUEUED).count(),
-        "running": running_matches(limit=50),
+        "queued_count": counts["queued"],
+        "running": running,
+        "running_count": counts["running"],
+        "running_more": counts["running"] - len(running),
         "workers": list(WorkerHeartbeat.objects.order_by("hostname")),
         "stale_seconds": settings.WORKER_STALE_SECONDS,
         "finished": finished,

@@ -49,6 +49,19 @@ def test_home_shows_games_top_bots_running_and_queue(client: Client, ladder) -> 
     assert "1 queued" in text
 
 
+def test_home_and_queue_count_every_running_match(client: Client, ladder) -> None:
+    """QA: the home page's "N running" counted its list, which stops at 10."""
+    Match.objects.bulk_create(
+        Match(game="splendor-duel", seat_count=2, seed=i, rules_version="x", status="running")
+        for i in range(53)
+    )
+    home = client.get("/").content.decode()
+    assert "53 running" in home and "… and 43 more" in home
+    queue = client.get("/queue/").content.decode()
+    assert re.search(r'Running</span><span class="value">53<', queue)
+    assert "… and 3 more." in queue
+
+
 def test_leaderboard_columns_and_house_values_note(client: Client, ladder) -> None:
     text = client.get("/games/splendor-duel/").content.decode()
     assert names_in_order(text)[:2] == ["alice-a", "bob-b"]
