@@ -105,10 +105,24 @@ def clean_ladder_options(value: Any) -> dict[str, dict[str, Any]]:
     return clean
 
 
-def describe(game: GameDef, options: Mapping[str, Any]) -> list[str]:
-    """`name = value` for each non-default option, as pages show them; a
-    document is named, never printed."""
-    lines = []
+@dataclass(frozen=True)
+class ShownOption:
+    """A non-default option as pages show it: `name = value` (what `arena
+    play -o NAME=VALUE` and the API take), and what it means in the game's
+    own words (its OptionSpec's help)."""
+
+    name: str
+    value: str
+    help: str
+
+    def __str__(self) -> str:
+        return f"{self.name} = {self.value}"
+
+
+def describe(game: GameDef, options: Mapping[str, Any]) -> list[ShownOption]:
+    """Each non-default option, as pages show them; a document is named,
+    never printed."""
+    shown_options = []
     for name, value in non_default(game, options).items():
         if isinstance(value, (dict, list)):
             shown = DOCUMENT_LABELS.get(name, "data set by the operator")
@@ -116,8 +130,8 @@ def describe(game: GameDef, options: Mapping[str, Any]) -> list[str]:
             shown = value
         else:
             shown = json.dumps(value)
-        lines.append(f"{name} = {shown}")
-    return lines
+        shown_options.append(ShownOption(name, shown, game.options[name].help))
+    return shown_options
 
 
 @dataclass(frozen=True)
@@ -128,7 +142,7 @@ class GameRules:
     #: the options that differ from the defaults
     options: dict[str, Any]
     notice: str
-    plays_with: list[str]
+    plays_with: list[ShownOption]
 
     @property
     def default_notice(self) -> bool:

@@ -21,7 +21,7 @@ from django.utils.safestring import mark_safe
 from markdown.treeprocessors import Treeprocessor
 
 from arena import all_games, get_game, starter_files
-from ladder.game_options import ladder_rules, ladder_rules_of
+from ladder.game_options import ShownOption, ladder_rules, ladder_rules_of
 from ladder.views import game_or_404
 
 DOCS = Path(settings.BASE_DIR) / "docs"
@@ -147,7 +147,11 @@ def render_markdown(path: Path) -> Rendered:
 
 
 def _markdown_page(
-    request: HttpRequest, path: Path, title: str, source: str, plays_with: list[str] | None = None
+    request: HttpRequest,
+    path: Path,
+    title: str,
+    source: str,
+    plays_with: list[ShownOption] | None = None,
 ) -> HttpResponse:
     doc = render_markdown(path)
     ctx = {

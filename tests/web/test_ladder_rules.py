@@ -80,3 +80,21 @@ def test_match_page_shows_the_rules_of_that_match(client: Client, alice, operato
     text = page(client, f"/matches/{after.pk}/")
     assert OPERATOR in text and HOUSE not in text
     assert "Played with: components = component data set by the operator." in text
+
+
+def test_options_are_explained_in_the_games_words(client: Client, alice) -> None:
+    """QA: "Played with: money_visible = false" gave the raw key only. The key
+    stays (it is what `arena play -o` and the API take), and each option's
+    meaning follows from the game's OptionSpec help."""
+    lineup = [make_bot(alice, f"m{i}", game=ESR).active_version for i in range(3)]
+    match = create_match(ESR, lineup, options={"money_visible": False})
+    text = page(client, f"/matches/{match.pk}/")
+    assert "Played with: money_visible = false." in text
+    assert "<summary>What this option means</summary>" in text
+    help_text = get_game(ESR).options["money_visible"].help
+    assert f"<dt><code>money_visible = false</code></dt><dd>{help_text}</dd>" in text
+    set_ladder_options({ESR: {"untaken_event": "keep", "priority_tiebreak": "seat"}})
+    board = page(client, f"/games/{ESR}/")
+    assert "<summary>What these options mean</summary>" in board
+    for name in ("untaken_event", "priority_tiebreak"):
+        assert get_game(ESR).options[name].help in board
