@@ -153,16 +153,20 @@ def trends(bot_ids: list[int]) -> dict[int, float]:
 # -- bot page ----------------------------------------------------------------------
 
 
-def recent_seats(bot: Bot, limit: int = RECENT_MATCHES, kind: str | None = None) -> list[MatchSeat]:
-    """The bot's latest matches (newest first) with every seat of each, 2 queries;
-    only matches of `kind` if given, else all but validation matches (trials
-    against the random bot, whose page would otherwise list nothing else)."""
+def bot_seats(bot: Bot, kind: str | None = None) -> QuerySet[MatchSeat]:
+    """The bot's seats, newest match first; only matches of `kind` if given,
+    else all but validation matches (trials against the random bot, whose
+    page would otherwise list nothing else). Page it, then `with_tables`."""
     seats = MatchSeat.objects.filter(version__bot=bot)
     if kind:
         seats = seats.filter(match__kind=kind)
     else:
         seats = seats.exclude(match__kind=Match.Kind.VALIDATION)
-    own = list(seats.select_related("match", "version").order_by("-match_id")[:limit])
+    return seats.select_related("match", "version").order_by("-match_id")
+
+
+def with_tables(own: list[MatchSeat]) -> list[MatchSeat]:
+    """Each seat with every seat of its match as `.table`, in one query."""
     others: dict[int, list[MatchSeat]] = defaultdict(list)
     for seat in (
         MatchSeat.objects.filter(match_id__in=[s.match_id for s in own])

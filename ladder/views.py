@@ -26,15 +26,17 @@ from ladder.health import all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
 from ladder.pages import (
     H2H_SHOWN,
+    RECENT_MATCHES,
     SORTS,
+    bot_seats,
     can_see_private,
     chart_history,
     head_to_head,
     leaderboard_queryset,
     parse_sort,
     queue_plan,
-    recent_seats,
     trends,
+    with_tables,
 )
 
 LEADERBOARD_PAGE_SIZE = 50
@@ -183,6 +185,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     rules = ladder_rules_of(game)
     kind = request.GET.get("kind", "")
     kind = kind if kind in MATCH_KINDS else ""
+    matches = Paginator(bot_seats(bot, kind or None), RECENT_MATCHES).get_page(
+        request.GET.get("page")
+    )
     ctx = {
         "bot": bot,
         "game": game,
@@ -192,7 +197,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
         "chart_size": len(points),
         "chart_has_band": any(p.low is not None for p in points),
-        "recent": recent_seats(bot, kind=kind or None),
+        "recent": with_tables(list(matches.object_list)),
+        "matches_page": matches,
         "kind": kind,
         "match_kinds": MATCH_KINDS.items(),
         "h2h": h2h[:H2H_SHOWN],

@@ -341,7 +341,7 @@ def test_the_bot_page_filters_its_matches_by_kind(client: Client, alice, cast) -
 
     def listed(query: str) -> set[int]:
         text = client.get(f"/bots/{bee.pk}/{query}").content.decode()
-        section = text.split("<h2>Recent matches</h2>")[1].split("<h2>")[0]
+        section = text.split('<h2 id="matches">')[1].split("<h2>")[0]
         return {int(n) for n in re.findall(r'<a href="/matches/(\d+)/">', section)}
 
     assert listed("") == {ladder.pk, challenge.pk}

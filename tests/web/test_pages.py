@@ -179,8 +179,35 @@ def test_bot_page_public_parts(client: Client, ladder) -> None:
     assert "Faults" not in text
 
 
+def test_a_bots_matches_are_paged(client: Client, alice, bob) -> None:
+    """Only the last 20 used to be reachable: ladder play soon pushed an
+    interesting match out of sight."""
+    from ladder.matches import create_match
+
+    a, b = make_bot(alice, "pager-a"), make_bot(bob, "pager-b")
+    ids = [create_match(a.game, [a.active_version, b.active_version]).pk for _ in range(23)]
+    ids.append(
+        create_match(
+            a.game, [a.active_version, b.active_version], kind=Match.Kind.CHALLENGE, rated=False
+        ).pk
+    )
+
+    def listed(query: str) -> list[int]:
+        text = client.get(f"/bots/{a.pk}/{query}").content.decode()
+        section = text.split('<h2 id="matches">')[1].split("Head to head")[0]
+        return [int(n) for n in re.findall(r'<a href="/matches/(\d+)/">', section)]
+
+    newest_first = ids[::-1]
+    assert listed("") == newest_first[:20]
+    assert listed("?page=2") == newest_first[20:]
+    assert listed("?kind=ladder&page=2") == ids[:3][::-1]
+    text = client.get(f"/bots/{a.pk}/?kind=ladder").content.decode()
+    assert 'href="?kind=ladder&amp;page=2"' in text  # the pager keeps the filter
+    assert listed("?page=99") == newest_first[20:]  # past the end: the last page
+
+
 def test_bot_page_with_only_validation_matches_says_so(client: Client, alice) -> None:
-    """QA: "No matches yet." under Recent matches while the Faults section
+    """QA: "No matches yet." under the bot's matches while the Faults section
     below listed the bot's validation matches."""
     from ladder.matches import create_match
 
@@ -196,7 +223,7 @@ def test_bot_page_with_only_validation_matches_says_so(client: Client, alice) ->
     client.force_login(alice)
     text = client.get(f"/bots/{bot.pk}/").content.decode()
     assert f'href="/matches/{match.pk}/"' in text.split("Faults")[1]
-    recent = text.split("Recent matches")[1].split("Head to head")[0]
+    recent = text.split('<h2 id="matches">')[1].split("Head to head")[0]
     assert "No matches yet" not in recent
     assert "No ladder or challenge matches yet (validation matches" in recent
 
