@@ -139,6 +139,7 @@ def parse_reply(raw: bytes, legal: Sequence[str] | frozenset[str]) -> Reply:
         raise ReplyError(
             FaultKind.PROTOCOL,
             f"reply is not JSON: {_short(str(exc))} (a line of {len(text)} characters; "
+            'an action is sent as a JSON string, quotes included: "take a2" (json.dumps); '
             "debug output belongs on stderr)",
         ) from None
     note = ""

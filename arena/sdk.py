@@ -88,6 +88,11 @@ def run(
         elif kind == "request":
             args = (message["observation"], message["legal"])
             decision = decide(*args, message) if wants_request else decide(*args)
+            if decision is None:  # the referee will call it illegal; say why here
+                print(
+                    f"sdk: decide returned None at step {message.get('step')} (a missing return?)",
+                    file=sys.stderr,
+                )
             if isinstance(decision, tuple):
                 out.write(_reply(str(decision[0]), str(decision[1])) + "\n")
             else:

@@ -39,6 +39,8 @@ def test_long_notes_are_cut_not_punished() -> None:
         (b'"resign"', FaultKind.ILLEGAL, "not a legal"),
         (b'{"action": "Pass"}', FaultKind.ILLEGAL, "not a legal"),
         (b"pass", FaultKind.PROTOCOL, "not JSON"),
+        # the usual cause: an action printed without its JSON quotes
+        (b"take a2", FaultKind.PROTOCOL, 'quotes included: "take a2" (json.dumps)'),
         (b"", FaultKind.PROTOCOL, "empty"),
         (b'"\xff"', FaultKind.PROTOCOL, "not UTF-8"),
         (b"42", FaultKind.PROTOCOL, "string or object"),
@@ -113,6 +115,18 @@ def test_sdk_answers_the_referee() -> None:
     ]
     assert seen == [0, 2]
     assert match is not None and match.seat == 1 and match.outcome == {"ranks": [2, 1]}
+
+
+def test_sdk_says_on_stderr_when_decide_returns_nothing(capsys) -> None:
+    """A decide that forgets its return: the referee calls 'None' illegal;
+    the owner's stderr says why."""
+    stdin = io.StringIO(
+        json.dumps({"type": "request", "step": 7, "observation": {}, "legal": ["a"]}) + "\n"
+    )
+    stdout = io.StringIO()
+    run(lambda observation, legal: None, stdin=stdin, stdout=stdout)
+    assert stdout.getvalue() == '"None"\n'
+    assert "decide returned None at step 7 (a missing return?)" in capsys.readouterr().err
 
 
 def test_sdk_two_argument_decide() -> None:
