@@ -1,4 +1,4 @@
-"""Middleware of the pages."""
+"""Middleware of the pages and the API."""
 
 from __future__ import annotations
 
@@ -28,3 +28,26 @@ class MethodNotAllowedPage:
         if response.has_header("Allow"):
             page["Allow"] = response["Allow"]
         return page
+
+
+class HeadWithoutBody:
+    """A HEAD response has a GET's headers and no body. Django leaves dropping
+    the body to the server, and gunicorn sends it: a client or proxy that
+    reuses the connection then reads that body as the start of the next
+    response. Outermost in MIDDLEWARE, so it sees the final response."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.method != "HEAD":
+            return response
+        if response.streaming:
+            # a file response's file is still closed by the server's close()
+            response.streaming_content = []
+        else:
+            if not response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+            response.content = b""
+        return response

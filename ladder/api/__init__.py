@@ -47,7 +47,7 @@ def root(request, *args, **kwargs):
 
 def _json_405(view):
     """ninja's plain 405 in the API's error shape; HEAD answered as GET (ninja
-    routes GET only; the WSGI server sends the headers without the body)."""
+    routes GET only; ladder.middleware.HeadWithoutBody drops the body)."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
