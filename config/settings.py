@@ -159,10 +159,10 @@ CELERY_TASK_DEFAULT_QUEUE = env_match(
     r"[A-Za-z0-9._-]{1,100}",
     "a queue name is 1-100 letters, digits, '.', '-' and '_'",
 )
-#: The ladder's own matches (a full queue of them, refilled by the beat) go to
-#: "<queue>.ladder"; the matches somebody is waiting for (an upload's
-#: validation, challenges) and the beat's chores that need a sandbox, to the
-#: queue itself. Both brokers look in the queues in sorted order of their names, so
+#: The ladder's own matches (a full queue of them, refilled by the beat) and
+#: challenges go to "<queue>.ladder"; an upload's validation, which its
+#: author waits for, and the beat's chores that need a sandbox, to the queue
+#: itself. Both brokers look in the queues in sorted order of their names, so
 #: a worker always takes those before the next ladder match
 #: (ladder.matches.queue_for).
 LADDER_QUEUE_SUFFIX = ".ladder"

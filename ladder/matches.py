@@ -59,13 +59,15 @@ def create_match(
 
 
 def queue_for(kind: str) -> str:
-    """The broker queue of a match of this kind. The ladder's matches wait in
-    "<queue>.ladder"; the others (an upload's validation, challenges) are
-    waited for by somebody and go to the platform's queue, which workers empty
-    first (config/settings.py, LADDER_QUEUE_SUFFIX). Read at call time: tests
-    send to a queue of their own."""
+    """The broker queue of a match of this kind. An upload's validation goes
+    to the platform's queue, which workers empty first (config/settings.py,
+    LADDER_QUEUE_SUFFIX): its author waits, and uploads are limited per hour.
+    Every other match waits in "<queue>.ladder", oldest first: challenges
+    too, which anybody can ask for in numbers (5 open per account, accounts
+    are free), so they take turns with the ladder's matches instead of
+    starving it. Read at call time: tests send to a queue of their own."""
     queue = settings.CELERY_TASK_DEFAULT_QUEUE
-    return queue + settings.LADDER_QUEUE_SUFFIX if kind == Match.Kind.LADDER else queue
+    return queue if kind == Match.Kind.VALIDATION else queue + settings.LADDER_QUEUE_SUFFIX
 
 
 def housekeeping_queue() -> str:

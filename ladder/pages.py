@@ -264,14 +264,14 @@ class QueuePlan:
 
 
 def queue_plan(limit: int = 2000) -> QueuePlan:
-    """Queued matches in the order workers take them, 2 queries: the ones
-    somebody waits for (validation, challenges) before the ladder's
-    (ladder.matches.queue_for), each oldest first."""
-    ladder_last = Case(When(kind=Match.Kind.LADDER, then=Value(1)), default=Value(0))
+    """Queued matches in the order workers take them, 2 queries: validation
+    matches first, then the others (ladder, challenges) together, each oldest
+    first (ladder.matches.queue_for)."""
+    validation_first = Case(When(kind=Match.Kind.VALIDATION, then=Value(0)), default=Value(1))
     matches = list(
-        Match.objects.filter(status=Match.Status.QUEUED).order_by(ladder_last, "created_at", "pk")[
-            :limit
-        ]
+        Match.objects.filter(status=Match.Status.QUEUED).order_by(
+            validation_first, "created_at", "pk"
+        )[:limit]
     )
     index = {m.pk: i + 1 for i, m in enumerate(matches)}
     seats: dict[int, list[MatchSeat]] = defaultdict(list)

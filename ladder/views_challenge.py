@@ -178,8 +178,8 @@ def challenge(request: HttpRequest, bot_id: int) -> HttpResponse:
             else:
                 messages.success(
                     request,
-                    f"Challenge queued: match #{match.pk}. It is unrated and is played before "
-                    "the ladder's matches; this page follows it.",
+                    f"Challenge queued: match #{match.pk}. It is unrated and takes its turn "
+                    "with the ladder's matches; this page follows it.",
                 )
                 return redirect("match", match.pk)
     longest = game.max_steps(game.validate_options(ladder_options))

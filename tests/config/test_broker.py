@@ -74,8 +74,8 @@ def test_size_and_purge_count_only_the_queue_named(channel) -> None:
 
 
 def test_a_worker_empties_the_queues_in_sorted_order_of_their_names(tmp_path: Path) -> None:
-    """Consumed in either order, "q" is emptied before "q.ladder": the matches
-    somebody waits for overtake the ladder's (config/settings.py)."""
+    """Consumed in either order, "q" is emptied before "q.ladder": an upload's
+    validation overtakes the ladder's matches (config/settings.py)."""
     from kombu import Consumer, Exchange, Producer, Queue
 
     folder = tmp_path / "queue"

@@ -181,3 +181,14 @@ def test_the_beats_database_chores_go_to_the_housekeeping_queue() -> None:
     assert (
         celery_app.amqp.router.route({"queue": "x"}, "ladder.tasks.fill_queue")["queue"].name == "x"
     )
+
+
+def test_challenges_take_turns_with_the_ladder_and_validation_goes_first() -> None:
+    """Anybody may keep five challenges open, and accounts are free: in the
+    queue workers empty first they starved the ladder (security QA: 2 ladder
+    matches finished in 120 s instead of about 54)."""
+    from ladder.matches import queue_for
+
+    ladder = TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX
+    assert queue_for("validation") == TEST_QUEUE
+    assert queue_for("ladder") == queue_for("challenge") == queue_for("tournament") == ladder

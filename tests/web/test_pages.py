@@ -351,24 +351,29 @@ def test_queue_page(client: Client, ladder) -> None:
     assert "≈" in text  # 3 matches finished in the last hour give an estimate
 
 
-def test_queue_page_places_a_challenge_before_older_ladder_matches(
+def test_queue_page_puts_validation_first_and_challenges_in_turn(
     client: Client, ladder, carol
 ) -> None:
-    """Workers take the matches somebody waits for first (ladder.matches.queue_for)."""
+    """Workers take validation matches first, then ladder matches and
+    challenges together, oldest first (ladder.matches.queue_for)."""
     a, b, _ = ladder
     c = make_bot(carol, "carol-c")
     from ladder.matches import create_match
 
     older = create_match("splendor-duel", [a.active_version, b.active_version])
     challenge = create_match(
-        "splendor-duel", [c.active_version, a.active_version], kind="challenge", rated=False
+        "splendor-duel", [c.active_version, b.active_version], kind="challenge", rated=False
+    )
+    validation = create_match(
+        "splendor-duel", [c.active_version, a.active_version], kind="validation", rated=False
     )
     text = client.get("/queue/").content.decode()
     listed = re.findall(r'href="/matches/(\d+)/"', text)
-    assert listed.index(str(challenge.pk)) < listed.index(str(older.pk))
+    order = [listed.index(str(m.pk)) for m in (validation, older, challenge)]
+    assert order == sorted(order), listed
     rows = {name: row for name, row in re.findall(r">([\w-]+)</a>(.*?)</tr>", text, re.S)}
     assert "#1 in the queue" in rows[c.name] and "#1 in the queue" in rows[a.name]
-    assert "#2 in the queue" in rows[b.name]
+    assert "#2 in the queue" in rows[b.name]  # its first: the older ladder match
 
 
 def test_queue_page_says_which_bots_are_playing_now(client: Client, ladder, carol) -> None:
