@@ -130,6 +130,18 @@ class ChallengeForm(forms.Form):
             chosen.append(int(value))
         return chosen
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        for name in self.game.options:
+            text = (cleaned.get(f"option_{name}") or "").strip()
+            try:
+                json.loads(text)
+            except RecursionError:  # was a 500 (security QA)
+                self.add_error(None, f"option {name}: this JSON is nested too deeply")
+            except ValueError:
+                pass  # not JSON: taken as text (typed)
+        return cleaned
+
     def options(self) -> dict[str, Any]:
         """The options set, as the API would receive them."""
         return {

@@ -168,6 +168,8 @@ def test_a_challenge_may_shorten_splendor_duel(as_alice, cast) -> None:
         ("server_file", 422, "give the data as a JSON object"),
         ("longer", 422, "may shorten splendor-duel but not lengthen it: at most 2000 steps"),
         ("not_a_bot_id", 422, "no bot id"),
+        # was a 500: json.loads raised RecursionError (security QA)
+        ("nested_too_deeply", 400, "nested too deeply"),
     ],
 )
 def test_invalid_posts_are_refused_with_a_message(as_alice, cast, case, status, message) -> None:
@@ -203,6 +205,13 @@ def test_invalid_posts_are_refused_with_a_message(as_alice, cast, case, status, 
         data["option_step_cap"] = "2001"
     elif case == "not_a_bot_id":
         data = {"opponent_1": "bee"}
+    elif case == "nested_too_deeply":
+        bot = cast["red"]
+        data = {
+            "opponent_1": cast["green"].pk,
+            "opponent_2": cast["blue"].pk,
+            "option_components": "[" * 5000 + "]" * 5000,
+        }
     response = as_alice.post(page_url(bot), data)
     assert response.status_code == status
     assert message.lower() in refusal(response).lower()
