@@ -25,7 +25,7 @@ from ladder.models import LadderSettings
 #: options that take a file path on the command line; here only inline data
 PATH_OPTIONS = {"components"}
 #: how pages name an option whose value is a whole document
-DOCUMENT_LABELS = {"components": "component data set by the operator"}
+DOCUMENT_LABELS = {"components": "custom component data"}
 
 
 def check_options(
@@ -125,7 +125,7 @@ def describe(game: GameDef, options: Mapping[str, Any]) -> list[ShownOption]:
     shown_options = []
     for name, value in non_default(game, options).items():
         if isinstance(value, (dict, list)):
-            shown = DOCUMENT_LABELS.get(name, "data set by the operator")
+            shown = DOCUMENT_LABELS.get(name, "custom data")
         elif isinstance(value, str):
             shown = value
         else:

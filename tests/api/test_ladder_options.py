@@ -22,7 +22,7 @@ def test_games_list_the_ladder_options_and_their_notice(client) -> None:
     # the whole document: bots see it in their start message anyway, and
     # authors need it to play the same rules locally
     assert esr["ladder_options"] == {"components": printed, "untaken_event": "keep"}
-    assert esr["notice"].startswith("Plays with component data set by the operator")
+    assert esr["notice"].startswith("Plays with custom component data")
     assert games["splendor-duel"]["ladder_options"] == {}
     assert client.get(f"/api/games/{ESR}").json() == esr
 

@@ -217,7 +217,7 @@ def test_notice_follows_the_components_option() -> None:
     assert "house values" in esr.notice
     assert esr.notice_for({"untaken_event": "keep"}) == esr.notice
     operator = esr.notice_for({"components": printed_components()})
-    assert "set by the operator" in operator and "placeholders" not in operator
+    assert "custom component data" in operator and "placeholders" not in operator
     # a copy of the bundled data still is house values, and says so
     bundled = json.loads(ESR_COMPONENTS.read_text())
     assert esr.notice_for({"components": bundled}) == esr.notice

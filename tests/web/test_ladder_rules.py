@@ -17,10 +17,8 @@ from tests.web.conftest import make_bot
 pytestmark = pytest.mark.django_db
 
 HOUSE = get_game(ESR).notice[:40]
-OPERATOR = "Plays with component data set by the operator"
-PLAYS_WITH = (
-    "This ladder plays with: components = component data set by the operator, untaken_event = keep."
-)
+OPERATOR = "Plays with custom component data"
+PLAYS_WITH = "This ladder plays with: components = custom component data, untaken_event = keep."
 
 
 def page(client: Client, url: str) -> str:
@@ -79,7 +77,7 @@ def test_match_page_shows_the_rules_of_that_match(client: Client, alice, operato
     assert HOUSE in text and OPERATOR not in text and "Played with" not in text
     text = page(client, f"/matches/{after.pk}/")
     assert OPERATOR in text and HOUSE not in text
-    assert "Played with: components = component data set by the operator." in text
+    assert "Played with: components = custom component data." in text
 
 
 def test_options_are_explained_in_the_games_words(client: Client, alice) -> None:

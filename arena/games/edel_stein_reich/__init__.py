@@ -139,8 +139,9 @@ class EdelSteinReich(GameDef):
         components = (options or {}).get("components")
         if isinstance(components, Mapping) and not components.get("house_values", False):
             return (
-                "Plays with component data set by the operator (the components option) "
-                "instead of the bundled house values."
+                "Plays with custom component data (the components option: the "
+                "operator's on the ladder, the challenger's in a challenge) instead of "
+                "the bundled house values."
             )
         return self.notice
 
