@@ -94,6 +94,9 @@ NO_NUL = r"^[^\x00]*$"
 #: ...and a name: also something other than spaces, and no hidden characters
 #: (the schema's half of `hidden_character`, which also covers the other planes).
 NAME_TEXT = rf"^[^{_HIDDEN}]*[^\s{_HIDDEN}][^{_HIDDEN}]*$"
+#: Public free text (a bot's description): no hidden characters, which could
+#: reverse or hide what the page around it says.
+PLAIN_TEXT = rf"^[^{_HIDDEN}]*$"
 #: A bot's name.
 BOT_NAME = BOT_NAME_PATTERN
 #: What a mismatch of these patterns means, for the error message.
@@ -101,6 +104,8 @@ PATTERN_MEANING = {
     NO_NUL: "text may not contain NUL characters (\\u0000)",
     NAME_TEXT: "needs a character other than spaces, and no control or formatting "
     "characters (NUL characters, BEL, U+202E and the like)",
+    PLAIN_TEXT: "no control or formatting characters (NUL, BEL, escape, U+202E and the "
+    "like): the text is shown publicly",
     BOT_NAME: BOT_NAME_RULE,
 }
 #: pydantic error types of our own (raised as PydanticCustomError)

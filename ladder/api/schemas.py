@@ -15,7 +15,7 @@ from pydantic_core import PydanticCustomError
 
 from arena import all_games
 from ladder.api.auth import sees_private
-from ladder.api.errors import BOT_NAME, NO_NUL, NOT_AN_OBJECT
+from ladder.api.errors import BOT_NAME, NOT_AN_OBJECT, PLAIN_TEXT
 from ladder.challenges import MAX_ID, MAX_OPTIONS_BYTES, options_bytes
 from ladder.game_options import GameRules, json_kind
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
@@ -183,7 +183,7 @@ class BotIn(BodyIn):
         max_length=40,
         pattern=BOT_NAME,
     )
-    description: str = Field("", max_length=300, pattern=NO_NUL)
+    description: str = Field("", max_length=300, pattern=PLAIN_TEXT)
 
 
 class VersionOut(Schema):

@@ -145,7 +145,13 @@ def test_nul_characters_are_refused_before_the_database_sees_them(as_alice) -> N
     # PostgreSQL cannot store NUL in text: this was a 500 there
     body = {"game": "splendor-duel", "name": "nul", "description": "a\u0000b"}
     sent = as_alice.post("/api/bots", json.dumps(body), "application/json")
-    assert "NUL characters" in assert_error(sent, 422, "invalid", "description")["message"]
+    assert "NUL" in assert_error(sent, 422, "invalid", "description")["message"]
+    # public text: nothing that hides or reverses what the page says (security QA)
+    for hidden in ("\u202e", "\x1b[2J", "\u2066", "\u200b", "a\tb"):
+        body = {"game": "splendor-duel", "name": "hid", "description": f"x{hidden}y"}
+        sent = as_alice.post("/api/bots", json.dumps(body), "application/json")
+        error = assert_error(sent, 422, "invalid", "description")
+        assert "no control or formatting characters" in error["message"], hidden
     token = as_alice.post("/api/tokens", json.dumps({"name": "lap\u0000top"}), "application/json")
     assert "NUL characters" in assert_error(token, 422, "invalid", "name")["message"]
     spaces = as_alice.post("/api/tokens", json.dumps({"name": "   "}), "application/json")
