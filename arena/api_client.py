@@ -188,8 +188,8 @@ def _api_error(exc: urllib.error.HTTPError) -> ClientError:
 
 
 def find_bot(client: Client, name: str, game: str | None, mine: bool = False) -> dict | None:
-    """The bot of that name (in that game), whatever its capitals, as the server
-    matches names; ClientError if the name is ambiguous."""
+    """The bot of that name (in that game) as the server matches names (capitals
+    ignored, '_' as '-'); ClientError if the name is ambiguous."""
     page = client.get(
         "/api/bots",
         {"name": name, "game": game, "mine": "true" if mine else None, "page_size": 100},

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Value
+from django.db.models import QuerySet, Value
 from django.db.models.functions import Lower, Replace
 from django.utils import timezone
 
@@ -66,18 +66,17 @@ def name_key(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
+def named(bots: QuerySet[Bot], name: str) -> QuerySet[Bot]:
+    """The bots of `bots` whose name is `name` in the sense of `name_key`."""
+    key = Lower(Replace("name", Value("_"), Value("-")))
+    return bots.annotate(name_key=key).filter(name_key=name_key(name))
+
+
 def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) -> str:
     """Why `name` cannot be used for a `game` bot ("" when it can). It names the
     bot in the way as it is spelled (bot names are public), and tells `owner`
     when that bot is theirs."""
-    key = Lower(Replace("name", Value("_"), Value("-")))
-    other = (
-        Bot.objects.filter(game=game)
-        .annotate(key=key)
-        .filter(key=name_key(name))
-        .exclude(pk=exclude_pk)
-        .first()
-    )
+    other = named(Bot.objects.filter(game=game), name).exclude(pk=exclude_pk).first()
     if other is None:
         return ""
     if owner is not None and other.owner_id == owner.pk:

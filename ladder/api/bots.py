@@ -46,7 +46,10 @@ class BotFilters(PageQuery):
         None, max_length=150, pattern=NO_NUL, description="only this user's bots"
     )
     name: str | None = Field(
-        None, max_length=40, pattern=NO_NUL, description="the bot's name, whatever its capitals"
+        None,
+        max_length=40,
+        pattern=NO_NUL,
+        description="the bot's name, capitals ignored and _ as -",
     )
     mine: bool = Field(False, description="only the caller's bots (needs a signed-in caller)")
     enabled: bool | None = None
@@ -66,7 +69,7 @@ def list_bots(request: HttpRequest, filters: Query[BotFilters]):
     if filters.owner:
         bots = bots.filter(owner__username=filters.owner)
     if filters.name:
-        bots = bots.filter(name__iexact=filters.name)  # unique per game in any capitals
+        bots = bot_service.named(bots, filters.name)  # as unique: capitals, '_' = '-'
     if filters.mine:
         bots = bots.filter(owner=require_user(request))
     if filters.enabled is not None:

@@ -50,6 +50,7 @@ def test_create_bot_then_list_filter_and_detail(as_alice, as_bob, client) -> Non
     assert names(client.get("/api/bots?name=baron&game=splendor-duel")) == []
     # names are unique per game whatever the case, and found so
     assert names(client.get("/api/bots?name=Gem-HOARDER")) == ["gem-hoarder"]
+    assert names(client.get("/api/bots?name=GEM_hoarder")) == ["gem-hoarder"]  # as unique
     assert client.get(f"/api/bots/{bot['id']}").json() == bot
 
 
