@@ -439,7 +439,11 @@
     }
     this.el.action.textContent = text;
     this.el.action.setAttribute("data-seat", frame.seat === null || frame.seat === undefined ? "" : String(frame.seat));
-    this.el.action.title = frame.action ? "action: " + frame.action : "";
+    // the bot was asked for this action with request step N - 1 (the number
+    // `arena replay show`, --verbose and a bot's own logs use)
+    this.el.action.title = frame.action
+      ? "action: " + frame.action + " · request step " + (frame.step - 1)
+      : "";
     var note = frame.note || "";
     this.el.note.hidden = !note;
     this.el["note-text"].textContent = note;

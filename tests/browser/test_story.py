@@ -98,6 +98,8 @@ def replay_at(page: Page, step: int) -> None:
         expect(action).to_have_text("Start of the game.")
     else:
         expect(action).to_have_text(re.compile(rf"^Step {step}: \S"))
+        # the number the bot saw in its request, as the CLI prints it
+        expect(action).to_have_attribute("title", re.compile(rf" · request step {step - 1}$"))
 
 
 def test_story(browser: Browser, process_sandbox, settings) -> None:
