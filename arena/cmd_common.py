@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,13 @@ def ladder_rules(game: str) -> dict[str, Any]:
             f"--ladder-rules: {config.url} did not say which rules its ladder plays "
             "(an older Gem Arena?); give them with --option and the limits instead"
         ) from None
+    # say what was fetched: a silent success cannot be told from no effect
+    shown = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(ladder["options"].items()))
+    limits = ", ".join(f"{k.replace('_', ' ')} {ladder[k]}" for k in UNSET_LIMITS)
+    print(
+        f"ladder rules of {config.url}: options {shown or '(the defaults)'}; {limits}",
+        file=sys.stderr,
+    )
     return ladder
 
 

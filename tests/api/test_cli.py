@@ -221,7 +221,12 @@ def test_play_with_the_ladder_rules(cli_env, settings, tmp_path, capsys, monkeyp
     code = main(["play", "edel-stein-reich", *bots, "--ladder-rules", "--sandbox", "process",
                  "-o", "priority_tiebreak=less_money", "--bank-ms", "3000",
                  "--out", str(out)])  # fmt: skip
-    assert code == 0, capsys.readouterr()
+    said = capsys.readouterr()
+    assert code == 0, said
+    # what was fetched is said (a silent success looked like no effect)
+    assert "ladder rules of http://" in said.err
+    assert 'options priority_tiebreak="seat", untaken_event="keep"' in said.err
+    assert "move ms 1500, bank ms 4000" in said.err and "memory mib 200" in said.err
     replay = load_replay(out)
     assert replay["options"]["untaken_event"] == "keep"  # the ladder's
     assert replay["options"]["priority_tiebreak"] == "less_money"  # the command line's
