@@ -38,6 +38,8 @@ class UploadForm(forms.Form):
     def __init__(self, user, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["bot"].queryset = Bot.objects.filter(owner=user).order_by("game", "name")
+        games = dict(game_choices())  # "alpha (Splendor Duel)", as the other pages name games
+        self.fields["bot"].label_from_instance = lambda bot: f"{bot.name} ({games[bot.game]})"
         self.fields["game"].choices = [("", "— choose —"), *game_choices()]
 
     def clean_file(self):

@@ -42,6 +42,13 @@ def test_upload_needs_login(client: Client) -> None:
     assert response["Location"].startswith("/accounts/login/?next=/upload/")
 
 
+def test_the_bot_choice_names_games_as_the_site_does(client: Client, alice) -> None:
+    Bot.objects.create(owner=alice, game="edel-stein-reich", name="qa-esr")
+    client.force_login(alice)
+    text = client.get("/upload/").content.decode()
+    assert "qa-esr (Edel, Stein &amp; Reich)</option>" in text
+
+
 @pytest.mark.django_db(transaction=True)
 def test_rejected_upload_shows_reason_and_stderr(client: Client, alice, process_sandbox) -> None:
     client.force_login(alice)
