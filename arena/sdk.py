@@ -38,11 +38,14 @@ PROTOCOL_VERSION = 1
 
 
 class Match:
-    """What the start message said: game, seat, seats, options, time."""
+    """What the start message said: game, rules_version, seat, seats,
+    options, time; after the end message, the outcome."""
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.start = start
         self.game: str = start.get("game", "")
+        #: the engine's rules version (a Splendor Duel snapshot needs it)
+        self.rules_version: str = start.get("rules_version", "")
         self.seat: int = start.get("seat", 0)
         self.seats: int = start.get("seats", 0)
         self.options: dict[str, Any] = start.get("options", {})

@@ -7,7 +7,15 @@ import json
 
 import pytest
 
-from arena.protocol import MAX_NOTE_CHARS, MAX_REPLY_BYTES, FaultKind, ReplyError, parse_reply
+from arena.protocol import (
+    MAX_NOTE_CHARS,
+    MAX_REPLY_BYTES,
+    FaultKind,
+    ReplyError,
+    parse_reply,
+    start_message,
+)
+from arena.registry import get_game
 from arena.sdk import run
 
 LEGAL = ["buy L1-01", "pass", "take a1"]
@@ -127,6 +135,33 @@ def test_sdk_says_on_stderr_when_decide_returns_nothing(capsys) -> None:
     run(lambda observation, legal: None, stdin=stdin, stdout=stdout)
     assert stdout.getvalue() == '"None"\n'
     assert "decide returned None at step 7 (a missing return?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game_id", ["splendor-duel", "edel-stein-reich"])
+def test_sdk_match_carries_what_the_referees_start_message_says(game_id: str) -> None:
+    """docs/bots.md lists the Match fields; a bot that restores a snapshot
+    needs `rules_version`, which the referee's start message carries."""
+    game = get_game(game_id)
+    start = start_message(
+        game=game.id,
+        rules_version=game.rules_version,
+        seat=1,
+        seats=game.seat_counts[0],
+        options=game.validate_options({}),
+        time={"startup_ms": 10000, "move_ms": 1000, "bank_ms": 10000},
+    )
+    seen = []
+    run(
+        lambda observation, legal: legal[0],
+        on_start=seen.append,
+        stdin=io.StringIO(json.dumps(start) + "\n"),
+        stdout=io.StringIO(),
+    )
+    (match,) = seen
+    assert match.rules_version == game.rules_version
+    assert (match.game, match.seat, match.seats) == (game.id, 1, game.seat_counts[0])
+    assert match.options == game.validate_options({}) and match.time["move_ms"] == 1000
+    assert match.outcome is None
 
 
 def test_sdk_two_argument_decide() -> None:
