@@ -2,7 +2,8 @@
 
 Each example is read from its Markdown file (the first ```python block after
 a heading), so changing the engine API the docs promise, or the docs'
-examples, fails here. docs/bots.md "Using the engine in your bot".
+examples, fails here. docs/bots.md "Using the engine in your bot" and
+docs/games/edel-stein-reich.md "Card facts in a bot".
 """
 
 from __future__ import annotations
@@ -165,3 +166,65 @@ def test_the_example_bot_plays_a_match_in_the_sandbox() -> None:
     result = play_match(MatchRequest("splendor-duel", bots, seed=2, sandbox="process"))
     assert result.faults == [None, None], result.stderr_tails
     assert result.outcome is not None
+
+
+# -- docs/games/edel-stein-reich.md: card facts and the phase payout ------------
+
+
+def esr_snippet(match: Match) -> dict:
+    namespace: dict = {"match": match}
+    exec(python_block("games/edel-stein-reich.md", "Card facts in a bot"), namespace)
+    return namespace
+
+
+def operator_document() -> dict:
+    """The house values with other numbers, as a ladder's `components` option."""
+    from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS
+
+    doc = json.loads(json.dumps(DEFAULT_COMPONENTS.source))
+    doc["house_values"] = False
+    doc["scoring_value"] = {"red": 12, "yellow": 9, "green": 5, "blue": 3}
+    doc["certificate_awards"] = [8, 5, 1]
+    doc["majority_tie_return"] = 1
+    return doc
+
+
+@pytest.mark.parametrize("options", [{}, {"certificate_ties": "full"}, {"components": "operator"}])
+def test_the_esr_snippet_matches_the_engines_scoring(options: dict) -> None:
+    from arena.games.edel_stein_reich import scoring  # the engine's internals, to compare
+    from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS
+
+    if options.get("components") == "operator":
+        options = {"components": operator_document()}
+    seats = 4
+    match = sdk_match("edel-stein-reich", 0, seats, options)
+    ns = esr_snippet(match)
+    comp = ns["comp"]
+    if "components" in options:
+        assert comp is not DEFAULT_COMPONENTS and comp.scoring_value == (12, 9, 5, 3)
+    else:
+        assert comp is DEFAULT_COMPONENTS
+    assert set(ns["kinds"]) == {card.id for card in comp.event_kinds}
+    ties = match.options["certificate_ties"]
+    game = get_game("edel-stein-reich")
+    rng = random.Random(11)
+    for seed in range(3):
+        state = game.new(seats, seed, match.options)
+        while not state.is_over():
+            seat = state.to_act()[0]
+            obs = json.loads(json.dumps(state.observation(seat)))
+            unseen = ns["unseen_events"](obs, comp)
+            assert sum(unseen.values()) == obs["event_deck_size"]
+            trial = state.clone()
+            before = trial.money[:]
+            scoring.score_phase(trial)
+            paid = [trial.money[s] - before[s] for s in range(seats)]
+            assert ns["phase_payout"](obs, comp, ties) == paid
+            state.apply(seat, rng.choice(state.legal_actions(seat)))
+
+
+def test_the_sdk_hands_the_components_option_as_the_docs_say() -> None:
+    """`null` for the house values, else the whole document (JSON object)."""
+    assert sdk_match("edel-stein-reich", 0, 3).options["components"] is None
+    doc = operator_document()
+    assert sdk_match("edel-stein-reich", 0, 3, {"components": doc}).options["components"] == doc
