@@ -92,12 +92,27 @@ def random_opponents(game) -> str:
     return " ".join(["builtin:random"] * (min(game.seat_counts) - 1))
 
 
-def starter_files(game) -> dict[str, str]:
+def docs_reference(game) -> str:
+    """Where the starter's README sends its reader for the full docs, when
+    the server's own addresses are not known (`arena new-bot`)."""
+    return (
+        f"/docs/protocol/, /docs/bots/ and /docs/games/{game.id}/ on the Gem Arena "
+        f"site you play on (in the Gem Arena sources: docs/protocol.md, "
+        f"docs/bots.md and docs/games/{game.id}.md)"
+    )
+
+
+def starter_files(game, reference: str | None = None) -> dict[str, str]:
     """The starter's main.py and README.md for `game` (bots/starter/*.in, str.format
-    with {game} and {opponents})."""
+    with {game}, {opponents} and {reference}: where the full docs are, by
+    default `docs_reference(game)`; the web site's kit names its own pages)."""
     return {
         name: (bots_root() / "starter" / f"{name}.in")
         .read_text(encoding="utf-8")
-        .format(game=game.id, opponents=random_opponents(game))
+        .format(
+            game=game.id,
+            opponents=random_opponents(game),
+            reference=reference or docs_reference(game),
+        )
         for name in ("main.py", "README.md")
     }

@@ -206,11 +206,12 @@ def faq(request: HttpRequest) -> HttpResponse:
     return render(request, "docs/faq.html", {"limits": limits, "games": ladder_rules()})
 
 
-def starter_zip_bytes(game_id: str) -> bytes:
-    """main.py and README.md of the starter (as `arena new-bot` writes them) plus the SDK."""
+def starter_zip_bytes(game_id: str, reference: str | None = None) -> bytes:
+    """main.py and README.md of the starter (as `arena new-bot` writes them) plus the SDK;
+    `reference` (see `kit_reference`) says in the README where the docs are."""
     buffer = io.BytesIO()
     folder = f"{game_id}-bot"
-    files = starter_files(get_game(game_id))
+    files = starter_files(get_game(game_id), reference)
     # Not needed on the ladder (every sandbox has it) but lets the bot run
     # with plain `python3 main.py` before the author installs Gem Arena.
     files["gemarena_sdk.py"] = SDK.read_bytes()
@@ -223,8 +224,25 @@ def starter_zip_bytes(game_id: str) -> bytes:
     return buffer.getvalue()
 
 
+def kit_reference(request: HttpRequest, game_id: str) -> str:
+    """This server's docs pages, for the starter kit's README (read away
+    from the site, so the addresses are absolute)."""
+
+    def url(name: str, arg: str) -> str:
+        return request.build_absolute_uri(reverse(name, args=[arg]))
+
+    return (
+        f"{url('doc_page', 'protocol')} (the protocol), {url('doc_page', 'bots')} "
+        f"(writing a bot: the SDK, searching with the engine, the sandbox) and "
+        f"{url('game_docs', game_id)} (the game)"
+    )
+
+
 def starter_kit(request: HttpRequest, game: str) -> HttpResponse:
     definition = game_or_404(game)
-    response = HttpResponse(starter_zip_bytes(definition.id), content_type="application/zip")
+    response = HttpResponse(
+        starter_zip_bytes(definition.id, kit_reference(request, definition.id)),
+        content_type="application/zip",
+    )
     response["Content-Disposition"] = f'attachment; filename="{definition.id}-starter.zip"'
     return response

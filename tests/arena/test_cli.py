@@ -120,7 +120,11 @@ def test_new_bot_plays_as_it_says(game: str, capsys) -> None:
     target = BASE / f"newbot-{game}"
     assert main(["new-bot", game, str(target)]) == 0
     hint = capsys.readouterr().out.split("try: ", 1)[1].split()
-    assert (target / "main.py").is_file() and game in (target / "README.md").read_text()
+    readme = " ".join((target / "README.md").read_text().split())
+    assert (target / "main.py").is_file() and game in readme
+    # no server known here: the README names the site's pages and the source files
+    assert f"/docs/bots/ and /docs/games/{game}/ on the Gem Arena site" in readme
+    assert "docs/bots.md" in readme and "{reference}" not in readme
     assert main(["new-bot", game, str(target)]) == 2  # not empty
     assert hint[:3] == ["arena", "play", game]
     assert main([*hint[1:], "--sandbox", "process", "--no-replay"]) == 0  # the printed command

@@ -55,6 +55,15 @@ def test_starter_kit_zip(client: Client) -> None:
     main = archive.read("edel-stein-reich-bot/main.py").decode()
     compile(main, "main.py", "exec")
     assert "arena play edel-stein-reich" in main and "{game}" not in main
+    # read away from the site: the README names this server's pages, not source files
+    readme = " ".join(archive.read("edel-stein-reich-bot/README.md").decode().split())
+    for url in (
+        "http://testserver/docs/protocol/",
+        "http://testserver/docs/bots/",
+        "http://testserver/docs/games/edel-stein-reich/",
+    ):
+        assert url in readme and client.get(url).status_code == 200
+    assert "{reference}" not in readme and "Gem Arena sources" not in readme
     assert client.get("/docs/starter/chess.zip").status_code == 404
 
 
@@ -195,7 +204,9 @@ def test_docs_pages_link_or_place_every_file_they_mention(client: Client) -> Non
 
     sandbox = client.get("/docs/sandbox/")
     assert sandbox.status_code == 200 and "The bot sandbox" in sandbox.content.decode()
-    assert 'href="/docs/sandbox/"' in client.get("/docs/").content.decode()
+    index = client.get("/docs/").content.decode()
+    for slug in PAGES:  # every page served is listed (QA: the REST API page was not)
+        assert f'href="/docs/{slug}/"' in index, slug
     assert client.get("/docs/operations/").status_code == 404  # the operator's, not served
     served = served_docs()
     urls = [f"/docs/{slug}/" for slug in PAGES] + [f"/docs/games/{g.id}/" for g in all_games()]
