@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from django.test import RequestFactory
 
 from tests.web.conftest import make_bot, play
@@ -18,11 +20,19 @@ def through_wsgi(method: str, path: str) -> tuple[str, dict[str, str], bytes]:
     def start_response(status, headers, exc_info=None):
         got["status"], got["headers"] = status, dict(headers)
 
-    result = WSGIHandler()(environ, start_response)
+    # as Django's test client does: the handler's signals would close the
+    # test's own database connection (inside its transaction on PostgreSQL)
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
     try:
-        body = b"".join(result)
+        result = WSGIHandler()(environ, start_response)
+        try:
+            body = b"".join(result)
+        finally:
+            result.close()
     finally:
-        result.close()
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
     return got["status"], got["headers"], body
 
 
