@@ -110,12 +110,32 @@ def run_match(self, match_id: int) -> str:
         return _run_match(self, match_id)
 
 
+def worker_stopping() -> bool:
+    """Whether this process belongs to a worker that was told to stop: Celery
+    sets the flag in the process that got the signal, and a pool process
+    forked afterwards inherits it."""
+    from celery.worker import state
+
+    return any(
+        flag is not None and flag is not False
+        for flag in (state.should_stop, state.should_terminate)
+    )
+
+
 def _run_match(task, match_id: int) -> str:
     worker = task.request.hostname or "worker"
     try:
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
             return "missing"
+        if worker_stopping():
+            # A pool process forked after the worker was told to stop (Celery
+            # respawns them during a warm shutdown): the process manager will
+            # kill it soon, mid-match and leaving containers. Not claimed: the
+            # match goes back for the next worker, no attempt counted.
+            log.warning("match %s: not started, this worker is stopping", match_id)
+            enqueue(match_id, match.kind)
+            return "worker stopping"
         refused = selftest.refuses_matches(worker)
         if refused:
             # not claimed, so no attempt is counted; another worker takes it

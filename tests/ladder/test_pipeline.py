@@ -298,6 +298,26 @@ def test_second_delivery_does_nothing(process_sandbox) -> None:
     assert RatingHistory.objects.filter(match=match).count() == 2
 
 
+def test_a_pool_process_of_a_stopping_worker_starts_no_match(process_sandbox, monkeypatch) -> None:
+    """Celery respawns pool processes during a warm shutdown and may hand
+    them a match; a process manager then kills them mid-match (seen when
+    `make run` was stopped: three containers left). The stop flag the new
+    process inherits makes it hand the match back unclaimed."""
+    from celery.worker import state
+
+    (a, b) = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    sent = []
+    monkeypatch.setattr(tasks, "enqueue", lambda match_id, kind, countdown=0: sent.append(match_id))
+    monkeypatch.setattr(state, "should_stop", 0)  # EX_OK: a warm shutdown
+    assert tasks.run_match.run(match.pk) == "worker stopping"
+    match.refresh_from_db()
+    assert match.status == Match.Status.QUEUED and match.claim is None and match.attempts == 0
+    assert sent == [match.pk]
+    monkeypatch.setattr(state, "should_stop", None)
+    assert tasks.run_match.run(match.pk) == "finished"
+
+
 def test_a_lost_claim_cannot_record(process_sandbox, monkeypatch) -> None:
     a, b = ladder_bots(2)
     match = create_match("splendor-duel", [a.active_version, b.active_version])
