@@ -140,6 +140,14 @@ class HeartbeatThread(threading.Thread):
 _threads: dict[str, HeartbeatThread] = {}
 
 
+def stop_starting_self_tests() -> None:
+    """As soon as the worker is told to stop: no new self-test (a process
+    manager such as honcho kills the worker a few seconds later, and a test
+    cut off then leaves its container). One in progress runs to its end."""
+    for thread in list(_threads.values()):
+        thread.stopped.set()
+
+
 def stop_heartbeat_threads(timeout_s: float = 30.0) -> None:
     """At worker shutdown: let a self-test in progress finish (and remove its
     container) instead of dying with the process mid-test."""

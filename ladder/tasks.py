@@ -8,7 +8,7 @@ import time
 from datetime import timedelta
 
 from celery import shared_task
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_ready, worker_shutdown, worker_shutting_down
 from django.conf import settings
 from django.db import (
     DatabaseError,
@@ -96,6 +96,12 @@ def announce_worker(sender, **kwargs) -> None:
         sender.hostname,
         on_beat=lambda: release_matches_of_earlier_run(sender.hostname, PROCESS_STARTED),
     )
+
+
+@worker_shutting_down.connect
+def no_new_self_tests(sender, **kwargs) -> None:
+    """Sent from the signal handler, long before worker_shutdown."""
+    selftest.stop_starting_self_tests()
 
 
 @worker_shutdown.connect

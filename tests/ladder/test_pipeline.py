@@ -869,3 +869,29 @@ def test_the_heartbeat_thread_runs_its_chore_after_each_self_test(monkeypatch) -
         thread.stopped.set()
         thread.join(timeout=10)
     assert calls[:4] == ["test", "chore", "test", "chore"]
+
+
+def test_a_stopping_worker_starts_no_new_self_test(monkeypatch) -> None:
+    """worker_shutting_down comes from the signal handler, seconds before
+    honcho's SIGKILL; a self-test started after it was cut off and left its
+    container (stopping `make run`). The heartbeat thread stops testing at
+    once; worker_shutdown still waits for it."""
+    from ladder import selftest
+
+    calls = []
+    monkeypatch.setattr(selftest, "run_self_test", lambda hostname: calls.append(hostname))
+    monkeypatch.setattr(selftest.settings, "WORKER_HEARTBEAT_SECONDS", 0.05)
+    thread = selftest.start_heartbeat_thread("worker@stopping")
+    try:
+        deadline = time.monotonic() + 10
+        while not calls and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert calls
+        tasks.no_new_self_tests(sender="worker@stopping")
+        seen = len(calls)
+        time.sleep(0.3)  # six beats' worth
+        assert len(calls) <= seen + 1  # at most the test already under way
+        assert selftest._threads.get("worker@stopping") is thread  # still joined at shutdown
+    finally:
+        selftest.stop_heartbeat_threads(timeout_s=10)
+    assert not thread.is_alive()
