@@ -11,6 +11,7 @@ from arena.engine import (
     MalformedAction,
     OptionError,
     Outcome,
+    option_value,
 )
 from arena.protocol import FaultKind
 from arena.registry import all_games, get_game
@@ -69,6 +70,7 @@ __all__ = [
     "SandboxStatus",
     "all_games",
     "get_game",
+    "option_value",
     "remove_match_sandboxes",
     "sandbox_self_test",
     "sandbox_status",

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.api_client import DEFAULT_URL, Client, ClientError, load_config
+from arena.engine import option_value
 from arena.registry import get_game
 from arena.runner import sandbox_limits
 from arena.runner_types import TimeControl
@@ -73,9 +74,9 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         if not sep or not name:
             raise ValueError(f"--option {pair!r}: write NAME=VALUE")
         try:
-            options[name] = json.loads(raw)
-        except ValueError:
-            options[name] = raw
+            options[name] = option_value(raw)
+        except ValueError as exc:
+            raise ValueError(f"--option {name}: {exc}") from None
     return options
 
 

@@ -10,6 +10,7 @@ Actions are canonical strings (like UCI in chess). A state never changes when
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -66,6 +67,18 @@ def ranks_from_keys(keys: list[Any]) -> tuple[int, ...]:
         else:
             ranks[seat] = pos + 1
     return tuple(ranks)
+
+
+def option_value(text: str) -> Any:
+    """An option value typed as text (`arena play -o NAME=VALUE`, the challenge
+    form): JSON if it reads as JSON (true, 300, null, {...}), else the text
+    itself (offer, random). ValueError for JSON nested too deeply to read."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("this JSON is nested too deeply") from None
+    except ValueError:
+        return text
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from arena import GameDef, get_game
+from arena import GameDef, get_game, option_value
 from ladder.challenges import (
     NOT_YOURS,
     ChallengeError,
@@ -57,15 +57,6 @@ def opponent_choices(bot: Bot) -> list[tuple[str, Any]]:
 def shown(value: Any) -> str:
     """An option value as a person types it: JSON, a plain word unquoted."""
     return value if isinstance(value, str) else json.dumps(value)
-
-
-def typed(text: str) -> Any:
-    """What the person typed as a JSON value (true, 300, null, {...}); anything
-    that is no JSON is taken as a string (offer, random)."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 class ChallengeForm(forms.Form):
@@ -131,24 +122,22 @@ class ChallengeForm(forms.Form):
         return chosen
 
     def clean(self) -> dict[str, Any]:
+        """The options set are read once, as `arena play -o` reads them, into
+        `options()`, as the API would receive them."""
         cleaned = super().clean()
+        self.typed_options: dict[str, Any] = {}
         for name in self.game.options:
             text = (cleaned.get(f"option_{name}") or "").strip()
+            if not text:
+                continue
             try:
-                json.loads(text)
-            except RecursionError:  # was a 500 (security QA)
-                self.add_error(None, f"option {name}: this JSON is nested too deeply")
-            except ValueError:
-                pass  # not JSON: taken as text (typed)
+                self.typed_options[name] = option_value(text)
+            except ValueError as exc:  # nested too deeply: was a 500 (security QA)
+                self.add_error(None, f"option {name}: {exc}")
         return cleaned
 
     def options(self) -> dict[str, Any]:
-        """The options set, as the API would receive them."""
-        return {
-            name: typed(self.cleaned_data[f"option_{name}"].strip())
-            for name in self.game.options
-            if self.cleaned_data.get(f"option_{name}", "").strip()
-        }
+        return self.typed_options
 
 
 BOOL_CHOICES = [("true", "true"), ("false", "false")]
