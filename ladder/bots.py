@@ -19,14 +19,14 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
-from django.db import transaction
-from django.db.models import QuerySet, Value
-from django.db.models.functions import Lower, Replace
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from arena import OptionError, builtin_bot_dir, get_game
 from ladder.matches import create_match
 from ladder.models import (
+    BOT_NAME_KEY,
     Bot,
     BotVersion,
     LadderSettings,
@@ -68,8 +68,7 @@ def name_key(name: str) -> str:
 
 def named(bots: QuerySet[Bot], name: str) -> QuerySet[Bot]:
     """The bots of `bots` whose name is `name` in the sense of `name_key`."""
-    key = Lower(Replace("name", Value("_"), Value("-")))
-    return bots.annotate(name_key=key).filter(name_key=name_key(name))
+    return bots.annotate(name_key=BOT_NAME_KEY).filter(name_key=name_key(name))
 
 
 def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) -> str:
@@ -108,9 +107,14 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
         taken = name_taken(game, name, owner=owner)  # no look-alikes in capitals either
         if taken:
             raise NameTakenError(taken)
-        bot = Bot.objects.create(
-            owner=owner, game=game, name=name, description=description, is_builtin=builtin
-        )
+        try:
+            with transaction.atomic():  # a savepoint: a caller's transaction stays usable
+                bot = Bot.objects.create(
+                    owner=owner, game=game, name=name, description=description, is_builtin=builtin
+                )
+        except IntegrityError:  # a look-alike was created since name_taken looked
+            taken = name_taken(game, name, owner=owner)
+            raise NameTakenError(taken or f"the name {name!r} was just taken") from None
         Rating.objects.create(bot=bot)
     return bot
 

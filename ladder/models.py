@@ -15,7 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, models, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Lower, Replace
 from django.utils import timezone
 
 
@@ -120,6 +121,12 @@ class LadderSettings(models.Model):
         return dict((self.game_options or {}).get(game, {}))
 
 
+#: what two bot names of one game must not share, as the database computes
+#: it: `Sd_Greedy` would pass for `sd-greedy` on a leaderboard (`ladder.bots.name_key`
+#: is the same in Python)
+BOT_NAME_KEY = Lower(Replace("name", Value("_"), Value("-")))
+
+
 class Bot(models.Model):
     """A named entry of one user for one game; its uploads are BotVersions."""
 
@@ -140,7 +147,12 @@ class Bot(models.Model):
     last_played_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game")]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game"),
+            # look-alikes too, so that two uploads at the same moment cannot both
+            # pass `ladder.bots.name_taken`
+            models.UniqueConstraint("game", BOT_NAME_KEY, name="bot_name_key_per_game"),
+        ]
         indexes = [
             models.Index(fields=["game", "enabled"]),
             # the queue page lists playing bots by when they last played

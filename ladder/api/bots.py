@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import IntegrityError
 from django.http import FileResponse, HttpRequest, HttpResponse
 from ninja import Field, File, Query, Router, Status, UploadedFile
 
@@ -91,10 +90,6 @@ def create_bot(request: HttpRequest, data: BotIn):
         bot = bot_service.create_bot(user, data.game, name, data.description.strip())
     except bot_service.NameTakenError as exc:
         raise ApiError(409, str(exc), field="name") from None
-    except IntegrityError:  # someone took the name in between
-        taken = bot_service.name_taken(data.game, name, owner=user)
-        taken = taken or f"the name {name!r} was just taken"
-        raise ApiError(409, taken, field="name") from None
     return Status(201, bot_out(bots_queryset().get(pk=bot.pk)))
 
 
