@@ -42,15 +42,18 @@ def log(text: str) -> None:
 # -- measuring ----------------------------------------------------------------------
 
 
-def measure(url: str, repeats: int) -> tuple[float, float, int, int, int]:
+def measure(url: str, repeats: int, user=None) -> tuple[float, float, int, int, int]:
     """(median wall ms, median CPU ms of this process, queries, status, bytes) of
-    GET url; the first request warms up. CPU time leaves out the database's own
-    work and is steadier than wall time on a busy machine."""
+    GET url, signed in as `user` if given; the first request warms up. CPU time
+    leaves out the database's own work and is steadier than wall time on a
+    busy machine."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
     client = Client(HTTP_HOST="127.0.0.1")
+    if user is not None:
+        client.force_login(user)
     response = client.get(url)
     times, cpu, queries = [], [], 0
     for _ in range(repeats):
@@ -64,7 +67,8 @@ def measure(url: str, repeats: int) -> tuple[float, float, int, int, int]:
     return statistics.median(times), statistics.median(cpu), queries, response.status_code, size
 
 
-def pages_to_measure() -> list[tuple[str, str]]:
+def pages_to_measure() -> list[tuple[str, str, object]]:
+    """(what, url, the user signed in or None) of each page timed."""
     from django.db.models import Max
 
     from ladder.models import Bot, Match, Rating
@@ -80,7 +84,13 @@ def pages_to_measure() -> list[tuple[str, str]]:
     esr_match = Match.objects.filter(game="edel-stein-reich").aggregate(m=Max("id"))["m"]
     sd_match = Match.objects.filter(game="splendor-duel").aggregate(m=Max("id"))["m"]
     last_page = max(1, -(-Bot.objects.filter(game="splendor-duel").count() // 50))
-    return [
+    # the challenge form lists every playing bot of the game, four times for 5 seats
+    challenger = (
+        Bot.objects.filter(game="edel-stein-reich", active_version__isnull=False, enabled=True)
+        .select_related("owner")
+        .first()
+    )
+    pages = [
         ("home", "/"),
         ("leaderboard", "/games/splendor-duel/"),
         (
@@ -95,6 +105,11 @@ def pages_to_measure() -> list[tuple[str, str]]:
         ("replay download", f"/matches/{esr_match}/replay.json.gz"),
         ("queue", "/queue/"),
     ]
+    rows: list[tuple[str, str, object]] = [(name, url, None) for name, url in pages]
+    if challenger is not None:
+        url = f"/bots/{challenger.pk}/challenge/"
+        rows.append(("challenge form (5-seat game), its owner", url, challenger.owner))
+    return rows
 
 
 def report(label: str, repeats: int) -> list[tuple[str, float, int]]:
@@ -110,8 +125,8 @@ def report(label: str, repeats: int) -> list[tuple[str, float, int]]:
     log("| page | server time, median ms | of it CPU in Django, ms | queries | status | bytes |")
     log("| --- | ---: | ---: | ---: | ---: | ---: |")
     rows = []
-    for name, url in pages_to_measure():
-        ms, cpu_ms, queries, status, size = measure(url, repeats)
+    for name, url, user in pages_to_measure():
+        ms, cpu_ms, queries, status, size = measure(url, repeats, user)
         rows.append((name, ms, queries))
         log(f"| {name} | {ms:.1f} | {cpu_ms:.1f} | {queries} | {status} | {size:,} |")
     return rows

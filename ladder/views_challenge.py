@@ -16,8 +16,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Prefetch
+from django.forms.utils import flatatt
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import escape, format_html
+from django.utils.safestring import mark_safe
 
 from arena import GameDef, get_game, option_value
 from ladder.challenges import (
@@ -32,26 +35,51 @@ from ladder.models import Bot, LadderSettings, Match, MatchSeat
 CHALLENGES_PAGE_SIZE = 25
 
 
-def opponent_choices(bot: Bot) -> list[tuple[str, Any]]:
-    """The bots `bot` may challenge, grouped: the owner's other bots, the
-    examples, everyone else's; each group by name."""
+def opponent_options(bot: Bot) -> str:
+    """The `<option>`s of the bots `bot` may challenge, grouped: the owner's
+    other bots, the examples, everyone else's; each group by name."""
     others = (
         Bot.objects.filter(game=bot.game, enabled=True, active_version__isnull=False)
         .exclude(pk=bot.pk)
-        .select_related("owner")
-        .only("name", "is_builtin", "owner__username")
         .order_by("name", "pk")
+        .values_list("pk", "name", "is_builtin", "owner_id", "owner__username")
     )
     yours, examples, theirs = [], [], []
-    for other in others:
-        if other.owner_id == bot.owner_id:
-            yours.append((str(other.pk), other.name))
-        elif other.is_builtin:
-            examples.append((str(other.pk), other.name))
+    for pk, name, is_builtin, owner_id, username in others:  # rows, not models: fast
+        if owner_id == bot.owner_id:
+            yours.append((pk, name))
+        elif is_builtin:
+            examples.append((pk, name))
         else:
-            theirs.append((str(other.pk), f"{other.name} ({other.owner.username})"))
+            theirs.append((pk, f"{name} ({username})"))
     groups = [("Your bots", yours), ("Examples", examples), ("Other players' bots", theirs)]
-    return [("", "—"), *[(label, items) for label, items in groups if items]]
+    html = ['<option value="">—</option>']
+    for label, items in groups:
+        if items:
+            html.append(f'<optgroup label="{escape(label)}">')
+            html.extend(f'<option value="{pk}">{escape(text)}</option>' for pk, text in items)
+            html.append("</optgroup>")
+    return "".join(html)
+
+
+class OpponentSelect(forms.Widget):
+    """A `<select>` over every bot of the game, its options written once for
+    all seats: Django's template per option took 1.3 s for the four seats of
+    Edel, Stein & Reich with 1,000 bots, and 12 s with 10,000."""
+
+    def __init__(self, options: str, attrs: dict | None = None) -> None:
+        super().__init__(attrs)
+        self.options = options
+
+    def render(self, name, value, attrs=None, renderer=None) -> str:
+        options = self.options
+        if value:  # the bot chosen before a refusal stays chosen
+            chosen = f'<option value="{escape(value)}">'
+            options = options.replace(chosen, f'<option value="{escape(value)}" selected>', 1)
+        final_attrs = self.build_attrs(self.attrs, attrs)
+        return format_html(
+            '<select name="{}"{}>{}</select>', name, flatatt(final_attrs), mark_safe(options)
+        )
 
 
 def shown(value: Any) -> str:
@@ -66,7 +94,7 @@ class ChallengeForm(forms.Form):
     def __init__(self, bot: Bot, game: GameDef, ladder_options: dict, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.game = game
-        choices = opponent_choices(bot)
+        options = opponent_options(bot)
         fewest = min(game.seat_counts) - 1
         for seat in range(1, max(game.seat_counts)):
             attrs = {"required": True} if seat <= fewest else {}
@@ -74,7 +102,7 @@ class ChallengeForm(forms.Form):
             self.fields[f"opponent_{seat}"] = forms.CharField(
                 required=False,  # the seat count is checked with the other rules
                 label=f"Seat {seat + 1}{needed}",
-                widget=forms.Select(choices=choices, attrs=attrs),
+                widget=OpponentSelect(options, attrs),
             )
         ladder = game.validate_options(ladder_options)
         for name, spec in game.options.items():

@@ -91,6 +91,39 @@ def test_edel_stein_reich_asks_for_two_to_four_opponents(as_alice, cast) -> None
     assert 'name="option_components"' in text and 'name="option_money_visible"' in text
 
 
+def test_the_opponents_are_grouped_and_a_refused_choice_stays_chosen(as_alice, alice, cast) -> None:
+    """Each seat's list: your bots, the examples, other players' (by name);
+    after a refusal each seat shows what was chosen, and a posted value that
+    is no bot is neither chosen nor copied into the page unescaped."""
+    make_bot(alice, "red2", game=ESR)
+    text = as_alice.get(page_url(cast["red"])).content.decode()
+    selects = re.findall(r'<select name="opponent_\d"[^>]*>(.*?)</select>', text, re.S)
+    assert len(selects) == 4 and len(set(selects)) == 1
+    groups = re.findall(r'<optgroup label="([^"]+)">(.*?)</optgroup>', selects[0], re.S)
+    named = [(label, re.findall(r">([^<]+)</option>", body)) for label, body in groups]
+    assert named == [
+        ("Your bots", ["red2"]),
+        ("Other players&#x27; bots", ["blue (bob)", "green (bob)"]),
+    ]
+    posted = {
+        "opponent_1": cast["green"].pk,
+        "opponent_2": '"><script>alert(1)</script>',
+        "opponent_3": cast["blue"].pk,
+    }
+    response = as_alice.post(page_url(cast["red"]), posted)
+    assert response.status_code == 422  # no bot id in seat 3
+    page = response.content.decode()
+    assert "<script>alert(1)" not in page
+    selects = re.findall(r'<select name="(opponent_\d)"[^>]*>(.*?)</select>', page, re.S)
+    chosen = {name: re.findall(r'<option value="(\d*)" selected>', body) for name, body in selects}
+    assert chosen == {
+        "opponent_1": [str(cast["green"].pk)],
+        "opponent_2": [],
+        "opponent_3": [str(cast["blue"].pk)],
+        "opponent_4": [],
+    }
+
+
 @pytest.mark.parametrize("who", ["bob", "anonymous"])
 def test_others_get_neither_button_nor_form(client: Client, bob, cast, who) -> None:
     if who == "bob":
