@@ -55,6 +55,50 @@ def pairing_input(bots: list[Bot]) -> list[PairingBot]:
     return rows
 
 
+def fill_game(game, ladder: LadderSettings, depth: int, rng: random.Random) -> int:
+    """Queue the ladder matches `game` lacks; call it holding the lock of the
+    game's group counter."""
+    queued = Match.objects.filter(
+        game=game.id, kind=Match.Kind.LADDER, status=Match.Status.QUEUED
+    ).count()
+    missing = depth - queued
+    bots = playing_bots(game.id)
+    seat_options = [n for n in game.seat_counts if n <= len(bots)]
+    if missing <= 0 or not seat_options:
+        return 0
+    options = ladder.options_for(game.id)
+    try:
+        game.validate_options(options)
+    except OptionError as exc:
+        # Checked when saved; only an engine upgrade can make them stale.
+        # Wrong rules are worse than no matches: this game waits.
+        log.error("ladder options of %s no longer valid, no matches queued: %s", game.id, exc)
+        return 0
+    seats = rng.choice(seat_options)
+    groups = max(1, -(-missing // seats))
+    by_id = {b.pk: b for b in bots}
+    first = Counter.next(f"group:{game.id}", groups)
+    plan = plan_matches(
+        pairing_input(bots),
+        seats,
+        groups,
+        rng,
+        first_group=first,
+        pair_games=rated_pair_games(game.id),
+    )
+    for planned in plan:
+        create_match(
+            game.id,
+            [by_id[b].active_version for b in planned.seats],
+            kind=Match.Kind.LADDER,
+            rated=True,
+            seed=planned.seed,
+            options=options,
+            group=uuid.uuid5(GROUP_NAMESPACE, f"{game.id}:{planned.group}"),
+        )
+    return len(plan)
+
+
 def fill_queue(rng: random.Random | None = None) -> int:
     """Queue ladder matches up to the target depth; returns how many were created."""
     ladder = LadderSettings.get()
@@ -64,44 +108,10 @@ def fill_queue(rng: random.Random | None = None) -> int:
     depth = target_depth()
     created = 0
     for game in all_games():
-        queued = Match.objects.filter(
-            game=game.id, kind=Match.Kind.LADDER, status=Match.Status.QUEUED
-        ).count()
-        missing = depth - queued
-        bots = playing_bots(game.id)
-        seat_options = [n for n in game.seat_counts if n <= len(bots)]
-        if missing <= 0 or not seat_options:
-            continue
-        options = ladder.options_for(game.id)
-        try:
-            game.validate_options(options)
-        except OptionError as exc:
-            # Checked when saved; only an engine upgrade can make them stale.
-            # Wrong rules are worse than no matches: this game waits.
-            log.error("ladder options of %s no longer valid, no matches queued: %s", game.id, exc)
-            continue
-        seats = rng.choice(seat_options)
-        groups = max(1, -(-missing // seats))
-        by_id = {b.pk: b for b in bots}
         with transaction.atomic():
-            first = Counter.next(f"group:{game.id}", groups)
-            plan = plan_matches(
-                pairing_input(bots),
-                seats,
-                groups,
-                rng,
-                first_group=first,
-                pair_games=rated_pair_games(game.id),
-            )
-            for planned in plan:
-                create_match(
-                    game.id,
-                    [by_id[b].active_version for b in planned.seats],
-                    kind=Match.Kind.LADDER,
-                    rated=True,
-                    seed=planned.seed,
-                    options=options,
-                    group=uuid.uuid5(GROUP_NAMESPACE, f"{game.id}:{planned.group}"),
-                )
-                created += 1
+            # One filler per game at a time (two beats, or a backlog of ticks
+            # taken by two workers at once): the queue is counted under the
+            # lock of the game's group counter, which every fill takes anyway.
+            Counter.lock(f"group:{game.id}")
+            created += fill_game(game, ladder, depth, rng)
     return created

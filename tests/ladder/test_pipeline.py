@@ -566,6 +566,42 @@ def test_scheduler_fills_to_depth_with_mirrored_pairs(process_sandbox, settings)
     assert fill_queue(random.Random(8)) == 0  # already at depth
 
 
+@pytest.mark.postgres
+def test_two_fills_at_once_fill_to_depth_once(process_sandbox, settings, monkeypatch) -> None:
+    """Two beats, or two workers taking fill ticks at the same moment: the
+    second counts the queue after the first has committed (resilience QA:
+    both counted an empty queue and queued twice the depth)."""
+    from django.db import connection
+
+    from ladder import scheduler
+
+    settings.QUEUE_DEPTH_PER_WORKER = 4
+    ladder_bots(4)
+    WorkerHeartbeat.beat("w1@test", "process")
+    planning = scheduler.plan_matches
+
+    def slow_plan(*args, **kwargs):
+        time.sleep(1.0)  # wide enough for the other fill to count in between
+        return planning(*args, **kwargs)
+
+    monkeypatch.setattr(scheduler, "plan_matches", slow_plan)
+    created: list[int] = []
+
+    def fill(seed: int) -> None:
+        try:
+            created.append(fill_queue(random.Random(seed)))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=fill, args=(seed,)) for seed in (1, 2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    queued = Match.objects.filter(kind=Match.Kind.LADDER, status=Match.Status.QUEUED)
+    assert sorted(created) == [0, 4] and queued.count() == 4
+
+
 def test_scheduler_plays_edel_stein_reich_at_3_4_and_5_seats_rotated(
     process_sandbox, settings
 ) -> None:
