@@ -2,11 +2,13 @@
 
 A match is created queued with its seats; its `run_match` task is enqueued
 only after the creating transaction commits, so a worker never sees a match
-that is not in the database yet.
+that is not in the database yet. A send that fails (the broker is down) is
+counted (`UNSENT`), and the reaper sends every queued match again.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import uuid
 from collections.abc import Sequence
@@ -15,7 +17,12 @@ from django.conf import settings
 from django.db import transaction
 
 from arena import BotSpec, MatchRequest, TimeControl, get_game
-from ladder.models import BotVersion, LadderSettings, Match, MatchSeat
+from ladder.models import BotVersion, Counter, LadderSettings, Match, MatchSeat
+
+log = logging.getLogger(__name__)
+
+#: the Counter of sends that failed since the reaper last looked
+UNSENT = "unsent-matches"
 
 
 def new_seed() -> int:
@@ -105,9 +112,32 @@ def enqueue(match_id: int, kind: str, countdown: float = 0) -> None:
     queue = queue_for(kind)
 
     def send() -> None:
-        run_match.apply_async((match_id,), countdown=countdown or None, queue=queue)
+        try:
+            run_match.apply_async((match_id,), countdown=countdown or None, queue=queue)
+        except Exception as exc:
+            # The match is stored: raising would tell its author (an upload, a
+            # challenge) that nothing happened, and a retry would store it twice.
+            log.error(
+                "match %s not sent to a worker (%s); the reaper sends it again", match_id, exc
+            )
+            try:
+                with transaction.atomic():
+                    Counter.next(UNSENT)
+            except Exception:
+                log.exception("match %s: the failed send could not be noted either", match_id)
 
     transaction.on_commit(send)
+
+
+def take_unsent() -> bool:
+    """Whether a send failed since the last call (which clears the count)."""
+    with transaction.atomic():
+        row = Counter.lock(UNSENT)
+        failed = row.value > 0
+        if failed:
+            row.value = 0
+            row.save(update_fields=["value"])
+    return failed
 
 
 def runner_request(match: Match) -> MatchRequest:

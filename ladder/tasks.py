@@ -23,7 +23,7 @@ from django.utils import timezone
 from arena import SystemFault, play_match, reap_sandboxes
 from ladder import selftest
 from ladder.logging import match_context, set_worker_name
-from ladder.matches import enqueue, plays_matches, runner_request
+from ladder.matches import enqueue, plays_matches, runner_request, take_unsent
 from ladder.models import Counter, LadderSettings, LiveStep, Match
 from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
@@ -320,16 +320,20 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
     """Return matches whose worker died to the queue; remove orphaned bot containers."""
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
     stale = release_lost_matches({"heartbeat_at__lt": cutoff}, "worker lost")
-    # Queued matches whose message was lost (broker restarted without persistence).
+    # Queued matches whose message was lost (broker restarted without
+    # persistence) or never sent (the broker was down when they were made).
     # Sending one twice is harmless: the second delivery finds it claimed.
-    resend_all = broker_forgot_messages()
+    forgot = broker_forgot_messages()
+    unsent = take_unsent()
+    resend_all = forgot or unsent
     long_ago = timezone.now() - timedelta(seconds=2 * settings.MATCH_STALE_SECONDS)
     queued = Match.objects.filter(status=Match.Status.QUEUED)
     if not resend_all:
         queued = queued.filter(created_at__lt=long_ago)
     forgotten = list(queued.order_by("pk").values_list("pk", "kind")[:5000])
     if resend_all and forgotten:
-        log.warning("the broker lost its messages: sending %s queued matches again", len(forgotten))
+        why = "the broker lost its messages" if forgot else "sends failed while the broker was down"
+        log.warning("%s: sending %s queued matches again", why, len(forgotten))
     for match_id, kind in forgotten:
         enqueue(match_id, kind)
     # Containers older than a stale heartbeat, but never those of a match
