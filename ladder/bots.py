@@ -35,6 +35,7 @@ from ladder.models import (
     Rating,
     RefusedUpload,
     lock_user,
+    version_upload_path,
 )
 from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
@@ -58,6 +59,11 @@ class LimitError(UploadError):
 class NameTakenError(UploadError):
     """Another bot of the game has this name, or one that differs only in
     capitals or in '-' for '_'."""
+
+
+class StorageFailure(Exception):
+    """The server could not write an upload (a full or failing disk): not the
+    file's fault, nothing was stored, and trying later may work."""
 
 
 def name_key(name: str) -> str:
@@ -211,14 +217,28 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
                 queue_validation(version)
             else:
                 mark_ready(version)
-        except BaseException:
-            # The transaction forgets the version; its files must go too.
-            if version.upload.name:
-                version.upload.storage.delete(version.upload.name)
+        except BaseException as exc:
+            # The transaction forgets the version; its files must go too. The
+            # folder of its number is this attempt's alone (the number is taken
+            # under the bot's lock), also when a failed write left a part there.
+            shutil.rmtree(
+                Path(version.upload.storage.path(attempt_dir(version))), ignore_errors=True
+            )
             if version.pk is not None:
                 shutil.rmtree(version.code_dir, ignore_errors=True)
+            if isinstance(exc, OSError):
+                why = exc.strerror or type(exc).__name__
+                raise StorageFailure(
+                    f"the server could not store your upload ({why}); nothing was stored, "
+                    "please try again later"
+                ) from exc
             raise
     return version
+
+
+def attempt_dir(version: BotVersion) -> str:
+    """The media folder of a version's upload (`version_upload_path`'s folder)."""
+    return str(Path(version_upload_path(version, "x")).parent)
 
 
 ORIGINAL_NAME_MAX = BotVersion._meta.get_field("original_name").max_length

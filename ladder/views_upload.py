@@ -12,6 +12,7 @@ from django.urls import reverse
 from ladder.bots import (
     LimitError,
     NameTakenError,
+    StorageFailure,
     add_version,
     create_bot,
     remember_refused_upload,
@@ -27,6 +28,7 @@ from ladder.views import found_or_404, reason_with_names
 def upload(request: HttpRequest) -> HttpResponse:
     form = UploadForm(request.user, request.POST or None, request.FILES or None)
     file_refused = True
+    status = 400 if request.method == "POST" else 200
     if request.method == "GET" and request.GET.get("bot"):
         form.initial["bot"] = request.GET["bot"]
     if request.method == "POST" and form.is_valid():
@@ -44,10 +46,13 @@ def upload(request: HttpRequest) -> HttpResponse:
             file_refused = isinstance(exc, UploadError) and not isinstance(
                 exc, (LimitError, NameTakenError)
             )
+        except StorageFailure as exc:  # the server's fault: nothing counted against the user
+            form.add_error(None, str(exc))
+            file_refused = False
+            status = 503
         else:
             messages.success(request, f"{bot.name} v{version.number} uploaded; validating now.")
             return redirect("version", bot_id=bot.pk, number=version.number)
-    status = 400 if request.method == "POST" else 200
     return render(
         request, "ladder/upload.html", {"form": form, "file_refused": file_refused}, status=status
     )

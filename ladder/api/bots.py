@@ -162,7 +162,8 @@ def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
             413, f"the file is {file.size:,} bytes; the limit is {limit:,} bytes", field="file"
         )
     data = file.read(limit + 1)
-    # UploadError (→ 422 with the reason) and LimitError (→ 429) are mapped in errors.py
+    # UploadError (→ 422 with the reason), LimitError (→ 429) and StorageFailure
+    # (→ 503) are mapped in errors.py
     try:
         version = bot_service.add_version(bot, file.name or "main.py", data)
     except bot_service.UploadError as exc:

@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
-from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError
+from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError, StorageFailure
 from ladder.tokens import HIDDEN_CATEGORIES
 from ladder.uploads import UploadError
 
@@ -40,6 +40,7 @@ ERROR_CODES: dict[int, str] = {
     422: "invalid",
     429: "rate_limited",
     500: "server_error",
+    503: "unavailable",
 }
 
 
@@ -211,6 +212,11 @@ def _upload_error(request: HttpRequest, exc: UploadError) -> HttpResponse:
     return error_response(422, str(exc), code="upload_rejected", field="file")
 
 
+def _storage_failure(request: HttpRequest, exc: StorageFailure) -> HttpResponse:
+    logger.error("upload not stored on %s: %s", request.path, exc.__cause__)
+    return error_response(503, str(exc), headers={"Retry-After": "60"})
+
+
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     if isinstance(exc, Http404):
         return error_response(404, "not found")
@@ -227,6 +233,7 @@ def install_handlers(api) -> None:
     api.add_exception_handler(ValidationError, _validation)
     api.add_exception_handler(HttpError, _http_error)
     api.add_exception_handler(UploadError, _upload_error)
+    api.add_exception_handler(StorageFailure, _storage_failure)
     api.add_exception_handler(Exception, _unexpected)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import zipfile
 
 import pytest
@@ -276,3 +278,36 @@ def test_rating_history_after_a_played_match(client, played_match, alpha) -> Non
     detail = client.get(f"/api/bots/{alpha.pk}").json()
     assert detail["rating"]["games"] == 1 and detail["rating"]["fitted"] is not None
     assert client.get(f"/api/bots/{alpha.pk}/ratings?page=2").json()["results"] == []
+
+
+def fill_the_disk(monkeypatch) -> None:
+    """From now on the media disk fills up halfway through writing an upload."""
+    from django.core.files.storage import FileSystemStorage
+
+    def write_a_part(storage, name, content):
+        path = storage.path(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as part:
+            part.write(b"#")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(FileSystemStorage, "_save", write_a_part)
+
+
+def test_a_full_disk_is_a_503_and_leaves_nothing(as_alice, alice, media_dir, monkeypatch) -> None:
+    """Not the file's fault: a 503 that says so, no version, no file part
+    left behind, and nothing counted against the hourly limit (resilience QA:
+    a 500, and a 0-byte main.py with no row)."""
+    bot = ready_bot(alice, "keeper")
+    before = stored_files(media_dir)
+    fill_the_disk(monkeypatch)
+    response = upload(as_alice, bot.pk, "main.py", RANDOM_BOT + b"# v2\n")
+    error = assert_error(response, 503, "unavailable")
+    assert error["message"] == (
+        "the server could not store your upload (No space left on device); "
+        "nothing was stored, please try again later"
+    )
+    assert response["Retry-After"] == "60"
+    assert list(bot.versions.values_list("number", flat=True)) == [1]
+    assert stored_files(media_dir) == before
+    assert not RefusedUpload.objects.exists()

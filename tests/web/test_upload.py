@@ -166,3 +166,20 @@ def test_version_pages_are_private(client: Client, alice, bob, carol) -> None:
     assert [client.get(u).status_code for u in urls] == [200, 200]
     client.force_login(alice)
     assert client.get(urls[1]).json()["status"] == "ready"
+
+
+@pytest.mark.django_db
+def test_a_full_disk_says_so_on_the_page(client: Client, alice, media_dir, monkeypatch) -> None:
+    from django.core.files.storage import FileSystemStorage
+
+    def disk_full(storage, name, content):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(FileSystemStorage, "_save", disk_full)
+    client.force_login(alice)
+    response = upload(client, RANDOM_BOT, game="splendor-duel", name="diskfull")
+    assert response.status_code == 503
+    text = html.unescape(response.content.decode())
+    assert "the server could not store your upload (No space left on device)" in text
+    assert not Bot.objects.filter(name="diskfull").exists()
+    assert not BotVersion.objects.exists() and not RefusedUpload.objects.exists()
