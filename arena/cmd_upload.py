@@ -135,9 +135,9 @@ def _upload(args: argparse.Namespace) -> int:
         try:
             version = client.post_file(f"/api/bots/{bot['id']}/versions", "file", filename, data)
         except ClientError:
-            # a refused first upload leaves no empty bot behind (as on the web page)
+            # a first upload that was refused or failed leaves no empty bot behind (as on the web page)
             client.request("DELETE", f"/api/bots/{bot['id']}")
-            print(f"removed bot {bot['name']} again: its first upload was refused")
+            print(f"removed bot {bot['name']} again: its first upload did not go through")
             raise
     else:
         version = client.post_file(f"/api/bots/{bot['id']}/versions", "file", filename, data)
