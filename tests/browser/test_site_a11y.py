@@ -1,0 +1,171 @@
+"""The site's pages (the replay viewer has its own tests) in Chromium, for the
+site-wide defects of the accessibility audit: what only a browser can tell,
+such as contrast computed from the real stylesheet, focus and live regions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ladder.bots import add_version
+from ladder.models import Bot, Rating
+from ladder.tokens import create_token
+from tests.browser.conftest import Browser, expect
+from tests.ladder.conftest import RANDOM_BOT, alice, bob  # noqa: F401 (fixtures)
+from tests.web.conftest import make_bot, play
+
+pytestmark = pytest.mark.browser
+
+#: what the text of an element contrasts with: its colour (opacity included)
+#: over the backgrounds of it and its ancestors, composed (WCAG 2.x ratio)
+CONTRAST_JS = """
+() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const over = (top, bottom) => ({
+    r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
+    b: top.b * top.a + bottom.b * (1 - top.a), a: 1 });
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+  };
+  const ratio = (a, b) => {
+    const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      layers.push(parse(getComputedStyle(e).backgroundColor));
+    }
+    let c = { r: 255, g: 255, b: 255, a: 1 };
+    for (const layer of layers.reverse()) if (layer && layer.a > 0) c = over(layer, c);
+    return c;
+  };
+  const opacity = (el) => {
+    let o = 1;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= +getComputedStyle(e).opacity;
+    return o;
+  };
+  const name = (el) => el.tagName.toLowerCase() +
+    (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+  const texts = [], borders = [];
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!n.textContent.trim() || !el || seen.has(el)) continue;
+    seen.add(el);
+    const s = getComputedStyle(el), box = el.getBoundingClientRect();
+    if (s.visibility === "hidden" || box.width <= 1 || box.height <= 1) continue;  // hidden, sr-only
+    if (el.closest("[hidden], script, style, option")) continue;
+    const bg = background(el), fg = parse(s.color);
+    const shown = over({ ...fg, a: fg.a * opacity(el) }, bg);
+    const large = parseFloat(s.fontSize) >= 24 || (+s.fontWeight >= 700 && parseFloat(s.fontSize) >= 18.66);
+    texts.push({ what: name(el), text: n.textContent.trim().slice(0, 30),
+                 ratio: +ratio(shown, bg).toFixed(2), need: large ? 3 : 4.5 });
+  }
+  // form controls: their border against the background outside and inside them
+  for (const el of document.querySelectorAll("input:not([type=hidden]):not([type=file]), select, textarea, .dropzone")) {
+    const s = getComputedStyle(el);
+    const border = parse(s.borderTopColor);
+    const outside = background(el.parentElement), inside = background(el);
+    borders.push({ what: name(el), ratio: +Math.min(ratio(over(border, outside), outside),
+                                                  ratio(over(border, inside), inside)).toFixed(2), need: 3 });
+  }
+  return { texts, borders };
+}
+"""
+
+#: every badge the stylesheet colours, on a page of the site (the states are hard to
+#: gather on real pages: a paused bot, an errored and a cancelled match, …)
+BADGES = " ".join(
+    [f'<span class="tag {c}">tag {c}</span>' for c in ("", "ok", "warn", "bad")]
+    + [
+        f'<span class="status {s}">{s}</span>'
+        for s in ("pending", "queued", "running", "ready", "finished", "rejected", "errored")
+    ]
+    + ['<span class="status cancelled">cancelled</span>', '<span class="prov">?</span>']
+)
+
+
+@pytest.fixture
+def ladder(alice, bob):  # noqa: F811 (the fixtures imported above)
+    """alice's played, provisional bot with a token and a version being
+    validated; bob's disabled bot."""
+    a, b = make_bot(alice, "alice-a"), make_bot(bob, "bob-b")
+    play([a, b], [1, 2])
+    play([b, a], [2, 1])
+    Rating.objects.filter(bot=a).update(
+        fitted=1560, fitted_low=1500, fitted_high=1620, fitted_rank=1, provisional=True
+    )
+    Bot.objects.filter(pk=b.pk).update(enabled=False)
+    create_token(alice, "laptop CLI")
+    pending = add_version(a, "main.py", RANDOM_BOT + b"# v2\n")
+    return {"bot": a, "pending": pending}
+
+
+def log_in(visitor: Browser, username: str = "alice", password: str = "alice-pass-123") -> None:
+    page = visitor.page
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(re.compile(r"/accounts/$"))
+
+
+def site_pages(ladder) -> list[str]:
+    bot, pending = ladder["bot"], ladder["pending"]
+    return [
+        "/",
+        "/games/splendor-duel/",
+        f"/bots/{bot.pk}/",
+        f"/bots/{bot.pk}/versions/{pending.number}/",
+        f"/bots/{bot.pk}/challenge/",
+        "/queue/",
+        "/status/",
+        "/accounts/",
+        "/accounts/tokens/",
+        "/accounts/password/",
+        "/upload/",
+        "/docs/protocol/",
+        "/docs/faq/",
+    ]
+
+
+def test_text_and_field_borders_contrast_enough(browser: Browser, ladder) -> None:
+    log_in(browser)
+    page = browser.page
+    too_faint = []
+    for url in site_pages(ladder):
+        page.goto(url)
+        found = page.evaluate(CONTRAST_JS)
+        too_faint += [
+            f"{url} {x['what']} {x.get('text', '')!r} {x['ratio']} < {x['need']}"
+            for x in found["texts"] + found["borders"]
+            if x["ratio"] < x["need"]
+        ]
+    # the badges, in a card and on the page's background, and on a table head
+    page.goto("/accounts/")
+    page.evaluate(
+        """(badges) => {
+            const main = document.querySelector("main");
+            main.insertAdjacentHTML("beforeend",
+              `<p>${badges}</p><div class="card"><p>${badges} <span class="muted">muted</span></p></div>
+               <table><thead><tr><th><span class="muted">muted</span></th></tr></thead></table>`);
+        }""",
+        BADGES,
+    )
+    found = page.evaluate(CONTRAST_JS)
+    assert len([x for x in found["texts"] if x["what"].startswith("span.tag")]) >= 8
+    too_faint += [
+        f"badge {x['what']} {x['ratio']} < {x['need']}"
+        for x in found["texts"]
+        if x["ratio"] < x["need"]
+    ]
+    assert not too_faint, "\n".join(too_faint)
