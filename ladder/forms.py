@@ -19,7 +19,10 @@ class UploadForm(forms.Form):
     """A new version of one of the user's bots, or a new bot with its first version."""
 
     bot = forms.ModelChoiceField(
-        queryset=Bot.objects.none(), required=False, empty_label="— a new bot —"
+        queryset=Bot.objects.none(),
+        required=False,
+        empty_label="— a new bot —",
+        label="One of your bots",
     )
     game = forms.ChoiceField(choices=(), required=False)
     name = forms.RegexField(
@@ -31,8 +34,9 @@ class UploadForm(forms.Form):
         error_messages={"invalid": BOT_NAME_RULE[0].upper() + BOT_NAME_RULE[1:] + "."},
     )
     file = forms.FileField(
+        label="Bot file",
         help_text="A single .py file, or a .zip with main.py at its root (or in the one "
-        "folder it holds)."
+        "folder it holds).",
     )
 
     def __init__(self, user, *args, **kwargs) -> None:

@@ -105,6 +105,8 @@ class ChallengeForm(forms.Form):
                 widget=OpponentSelect(options, attrs),
             )
         ladder = game.validate_options(ladder_options)
+        # the game's help is plain text; the field partial prints help as HTML (Django's
+        # password rules are a list), so it is escaped here
         for name, spec in game.options.items():
             current = ladder[name]
             if name in PATH_OPTIONS:
@@ -119,13 +121,13 @@ class ChallengeForm(forms.Form):
             elif isinstance(spec.default, bool):
                 field = forms.ChoiceField(
                     choices=[("", f"as on the ladder ({shown(current)})"), *BOOL_CHOICES],
-                    help_text=spec.help,
+                    help_text=escape(spec.help),
                 )
             else:
                 field = forms.CharField(
                     max_length=200,
                     widget=forms.TextInput(attrs={"placeholder": shown(current)}),
-                    help_text=f"{spec.help}. Empty: as on the ladder ({shown(current)}).",
+                    help_text=escape(f"{spec.help}. Empty: as on the ladder ({shown(current)})."),
                 )
             field.required = False
             field.label = name

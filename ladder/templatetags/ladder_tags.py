@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django import template
+from django.forms import BoundField
 
 from arena import all_games, get_game
 
@@ -83,3 +84,13 @@ def game_name(game_id: str) -> str:
         return get_game(game_id).name
     except ValueError:
         return game_id
+
+
+@register.filter
+def widget(field: BoundField) -> str:
+    """The field's widget; on a form shown again with errors without its
+    autofocus (Django's log-in, sign-up and password forms set one), which
+    would otherwise pull the focus away from the error summary."""
+    if field.form.errors:
+        return field.as_widget(attrs={"autofocus": False})
+    return field.as_widget()

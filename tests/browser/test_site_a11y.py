@@ -11,7 +11,7 @@ import pytest
 from ladder.bots import add_version
 from ladder.models import Bot, Rating
 from ladder.tokens import create_token
-from tests.browser.conftest import Browser, expect
+from tests.browser.conftest import Browser, expect, shoot
 from tests.ladder.conftest import RANDOM_BOT, alice, bob  # noqa: F401 (fixtures)
 from tests.web.conftest import make_bot, play
 
@@ -169,3 +169,32 @@ def test_text_and_field_borders_contrast_enough(browser: Browser, ladder) -> Non
         if x["ratio"] < x["need"]
     ]
     assert not too_faint, "\n".join(too_faint)
+
+
+def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, ladder) -> None:
+    page = browser.page
+    page.goto("/accounts/signup/")
+    page.get_by_label("Username").fill("dave")
+    page.get_by_label("Password", exact=True).fill("a-long-pass-phrase-42")
+    page.get_by_label("Password confirmation").fill("another-pass-phrase-43")
+    page.get_by_role("button", name="Create the account").click()
+    summary = page.get_by_role("alert")
+    expect(summary).to_be_focused()  # not the username (Django's autofocus)
+    expect(summary).to_contain_text("The two password fields didn’t match.")
+    confirmation = page.get_by_label("Password confirmation")
+    expect(confirmation).to_have_accessible_description(
+        "Enter the same password as before, for verification. The two password fields didn’t match."
+    )
+
+    log_in(browser)
+    page.goto("/upload/")
+    page.get_by_role("button", name="Upload and validate").click()
+    expect(page.get_by_role("alert")).to_be_focused()
+    expect(page.get_by_role("alert").get_by_role("link")).to_have_count(3)
+    shoot(page, "a11y-upload-refused")
+    page.get_by_role("link", name="Bot file: This field is required.").click()
+    page.keyboard.press("Tab")  # a link to a field moves the keyboard there
+    expect(page.locator("#id_file")).to_be_focused()
+    expect(page.get_by_label("Drop main.py or a .zip here, or choose a file:")).to_have_attribute(
+        "type", "file"
+    )

@@ -56,8 +56,8 @@ def text_of(response) -> str:
 
 
 def refusal(response) -> str:
-    """The form's refusal, as shown."""
-    found = re.search(r'<div class="form-error" role="alert">(.*?)</div>', text_of(response), re.S)
+    """The form's refusal, as shown (its error summary)."""
+    found = re.search(r'<div [^>]*id="error-summary"[^>]*>(.*?)</div>', text_of(response), re.S)
     assert found, "no refusal shown"
     return re.sub(r"<[^>]+>", "", found.group(1))
 
