@@ -11,7 +11,7 @@ import pytest
 from ladder.bots import add_version
 from ladder.models import Bot, Rating
 from ladder.tokens import create_token
-from tests.browser.conftest import Browser, expect, shoot
+from tests.browser.conftest import Browser, expect, horizontal_overflow, shoot, widest_elements
 from tests.ladder.conftest import RANDOM_BOT, alice, bob  # noqa: F401 (fixtures)
 from tests.web.conftest import make_bot, play
 
@@ -169,6 +169,48 @@ def test_text_and_field_borders_contrast_enough(browser: Browser, ladder) -> Non
         if x["ratio"] < x["need"]
     ]
     assert not too_faint, "\n".join(too_faint)
+
+
+WIDE_TABLES = {"/games/splendor-duel/", "/accounts/tokens/", "/accounts/"}
+
+
+@pytest.mark.parametrize(
+    "viewport, scale",
+    [({"width": 320, "height": 700}, 1), ({"width": 640, "height": 450}, 2)],
+    ids=["320px", "200pct-zoom"],
+)
+def test_narrow_windows_lose_no_column(browser: Browser, ladder, viewport, scale) -> None:
+    """WCAG 1.4.10: at 320 CSS px (and at 200 % zoom of a 1280 px window) no
+    column disappears; a table wider than the window scrolls in its frame,
+    which the keyboard can reach; the page itself never scrolls sideways."""
+    log_in(browser)
+    context = browser.page.context.browser.new_context(
+        base_url=browser.base_url,
+        viewport=viewport,
+        device_scale_factor=scale,
+        storage_state=browser.page.context.storage_state(),
+    )
+    page = context.new_page()
+    try:
+        for url in site_pages(ladder):
+            page.goto(url)
+            assert horizontal_overflow(page) == 0, f"{url}: {widest_elements(page)}"
+            hidden = page.evaluate(
+                """() => [...document.querySelectorAll("main th, main td")]
+                     .filter((c) => getComputedStyle(c).display === "none")
+                     .map((c) => c.textContent.trim())"""
+            )
+            assert hidden == [], f"{url} hides cells {hidden}"
+            if url in WIDE_TABLES:
+                shoot(page, f"a11y-{url.strip('/').replace('/', '-')}-{viewport['width']}px")
+            if url in WIDE_TABLES and viewport["width"] == 320:
+                scroller = page.locator(".table-wrap").first
+                assert scroller.evaluate("(el) => el.scrollWidth > el.clientWidth"), url
+                scroller.focus()
+                page.keyboard.press("ArrowRight")
+                expect(scroller).not_to_have_js_property("scrollLeft", 0)
+    finally:
+        context.close()
 
 
 def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, ladder) -> None:
