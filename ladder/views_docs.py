@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
+from markdown.postprocessors import Postprocessor
 from markdown.treeprocessors import Treeprocessor
 
 from arena import all_games, get_game, starter_files
@@ -113,6 +114,20 @@ class DocLinks(Treeprocessor):
         return lead, links
 
 
+class ScrollBoxes(Postprocessor):
+    """Code blocks and tables may be wider than a phone and scroll sideways:
+    each becomes a named region that the keyboard can reach and scroll. On the
+    finished HTML, as fenced code blocks only join it at the end."""
+
+    def run(self, text: str) -> str:
+        text = text.replace("<pre>", '<pre tabindex="0" role="region" aria-label="Code">')
+        text = text.replace(
+            "<table>",
+            '<div class="doc-table" tabindex="0" role="region" aria-label="Table"><table>',
+        )
+        return text.replace("</table>", "</table></div>")
+
+
 @dataclass(frozen=True)
 class Rendered:
     html: str
@@ -139,6 +154,8 @@ def render_markdown(path: Path) -> Rendered:
     )
     # after the inline patterns (20), which make the code spans
     md.treeprocessors.register(DocLinks(md, served_docs()), "doc_links", 15)
+    # after the raw HTML (30), which brings back the fenced code blocks
+    md.postprocessors.register(ScrollBoxes(md), "scroll_boxes", 5)
     # The docs are the repository's own files (trusted), not user input.
     html = md.convert(path.read_text(encoding="utf-8"))
     rendered = Rendered(html, md.toc, mtime)

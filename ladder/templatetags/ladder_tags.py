@@ -6,6 +6,7 @@ from urllib.parse import urlencode
 
 from django import template
 from django.forms import BoundField
+from django.utils.safestring import mark_safe
 
 from arena import all_games, get_game
 
@@ -15,6 +16,30 @@ register = template.Library()
 @register.simple_tag
 def nav_games():
     return all_games()
+
+
+#: the header's links: the page each leads to, and the other pages of its section
+NAV_SECTIONS = {
+    "leaderboard": ("bot", "version", "challenge", "match"),
+    "queue": (),
+    "docs": ("getting_started", "faq", "doc_page", "game_docs"),
+    "status": (),
+}
+
+
+@register.simple_tag(takes_context=True)
+def nav_current(context, link: str, game_id: str = "") -> str:
+    """` aria-current="page"` for the header link of the page shown, `="true"`
+    for the link of its section (a game's leaderboard on its bots' pages)."""
+    found = getattr(context.get("request"), "resolver_match", None)  # none on the 500 page
+    here = found.url_name if found else None
+    if game_id and getattr(context.get("game"), "id", None) != game_id:
+        return ""
+    if here == link:
+        return mark_safe(' aria-current="page"')
+    if here in NAV_SECTIONS[link]:
+        return mark_safe(' aria-current="true"')
+    return ""
 
 
 @register.filter

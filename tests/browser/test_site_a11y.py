@@ -240,3 +240,17 @@ def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, l
     expect(page.get_by_label("Drop main.py or a .zip here, or choose a file:")).to_have_attribute(
         "type", "file"
     )
+
+
+def test_the_skip_link_is_the_first_stop_and_shows_when_focused(browser: Browser, ladder) -> None:
+    page = browser.page
+    page.goto("/games/splendor-duel/")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).not_to_be_in_viewport()
+    page.keyboard.press("Tab")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+    page.keyboard.press("Tab")  # the next stop is in the content, not the header
+    assert page.evaluate("() => document.activeElement.closest('main') !== null")

@@ -54,7 +54,7 @@ def test_logout_address_opened_with_get_shows_a_button(client: Client, alice) ->
     assert response.status_code == 200
     text = response.content.decode()
     assert "<h1>Log out</h1>" in text and "logged in as <strong>alice</strong>" in text
-    main = text.split("<main>", 1)[1]
+    main = text.split("<main", 1)[1]
     assert '<form method="post" action="/accounts/logout/">' in main
     assert 'name="csrfmiddlewaretoken"' in main
     assert client.get("/accounts/").status_code == 200  # still logged in

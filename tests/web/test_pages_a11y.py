@@ -4,11 +4,13 @@ test_forms_a11y.py's)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
 from ladder.bots import add_version
-from ladder.models import Rating
+from ladder.models import Match, Rating
 from ladder.tokens import create_token
 from tests.ladder.conftest import RANDOM_BOT
 from tests.web.conftest import make_bot, play
@@ -63,6 +65,57 @@ def page(client: Client, url: str) -> Page:
     return Page(response.content)
 
 
+def test_every_page_starts_with_a_skip_link_to_main(client: Client, site) -> None:
+    anonymous = Client()
+    pages = [(client, url) for url in [*site["pages"], "/nowhere/"]]
+    for visitor, url in [*pages, (anonymous, "/accounts/login/"), (anonymous, "/accounts/signup/")]:
+        html = Page(visitor.get(url).content)
+        (body,) = html.find_all("body")
+        first = next(e for e in body.iter() if e.tag in ("a", "button", "input", "select"))
+        assert first.attrs["href"] == "#main" and first.text() == "Skip to content", url
+        (main,) = html.find_all("main")
+        assert main.attrs["id"] == "main" and main.attrs["tabindex"] == "-1", url
+        assert html.missing_references() == [], url
+
+
+def current_links(client: Client, url: str) -> dict[str, str]:
+    (nav,) = page(client, url).find_all("nav", aria_label="Site")
+    return {a.text(): a.attrs["aria-current"] for a in nav.find_all("a", aria_current=True)}
+
+
+def test_the_header_marks_the_current_page_and_section(client: Client, site) -> None:
+    bot = site["bot"]
+    assert current_links(client, "/queue/") == {"Queue": "page"}
+    assert current_links(client, "/status/") == {"Status": "page"}
+    assert current_links(client, "/docs/") == {"Docs": "page"}
+    assert current_links(client, "/docs/faq/") == {"Docs": "true"}
+    assert current_links(client, "/docs/games/splendor-duel/") == {"Docs": "true"}
+    assert current_links(client, "/games/splendor-duel/") == {"Splendor Duel": "page"}
+    assert current_links(client, f"/bots/{bot.pk}/") == {"Splendor Duel": "true"}
+    assert current_links(client, "/") == {}
+    assert current_links(client, "/accounts/") == {}
+
+
+def test_bot_pages_of_the_same_name_have_different_titles(client: Client, site) -> None:
+    bot, esr, pending = site["bot"], site["esr"], site["pending"]
+    titles = {
+        page(client, url).find_all("title")[0].text()
+        for url in (f"/bots/{bot.pk}/", f"/bots/{esr.pk}/")
+    }
+    assert titles == {
+        "alice-a (Splendor Duel) · Gem Arena",
+        "alice-a (Edel, Stein & Reich) · Gem Arena",
+    }
+    version = page(client, f"/bots/{bot.pk}/versions/{pending.number}/")
+    assert version.find_all("title")[0].text() == "alice-a v2 (Splendor Duel) · Gem Arena"
+    challenge = page(client, f"/bots/{esr.pk}/challenge/")
+    assert (
+        challenge.find_all("title")[0]
+        .text()
+        .startswith("Challenge with alice-a (Edel, Stein & Reich)")
+    )
+
+
 def test_tables_have_captions_and_scroll_in_named_focusable_regions(client: Client, site) -> None:
     tables = 0
     for url in site["pages"]:
@@ -78,6 +131,17 @@ def test_tables_have_captions_and_scroll_in_named_focusable_regions(client: Clie
             name = box.attrs.get("aria-label") or html.by_id[box.attrs["aria-labelledby"]].text()
             assert name, url
     assert tables >= 10
+
+
+def test_docs_code_blocks_and_tables_can_be_reached_by_keyboard(client: Client, site) -> None:
+    for url in ("/docs/protocol/", "/docs/getting-started/"):
+        html = page(client, url)
+        blocks = html.find_all("pre")
+        assert blocks, url
+        for block in blocks:
+            assert block.attrs.get("tabindex") == "0" and block.attrs.get("aria-label"), url
+    tables = page(client, "/docs/protocol/").find_all("table")
+    assert tables and all(t.parent.attrs.get("tabindex") == "0" for t in tables)
 
 
 def test_no_column_is_left_out_on_a_phone(client: Client, site) -> None:
@@ -98,3 +162,20 @@ def test_no_column_is_left_out_on_a_phone(client: Client, site) -> None:
     assert account[:3] == ["Bot", "Game", "Active version"]
     versions = page(client, f"/bots/{bot.pk}/").find_all("th")
     assert "Uploaded" in [th.text() for th in versions]
+
+
+def test_each_revoke_button_names_its_token(client: Client, site) -> None:
+    (button,) = page(client, "/accounts/tokens/").find_all("button", cls="danger")
+    assert button.text() == "Revoke “laptop CLI”"
+    assert button.find_all("span", cls="visually-hidden"), "the name is for screen readers"
+
+
+def test_match_links_in_lists_say_which_match(client: Client, site) -> None:
+    running = Match.objects.create(
+        game="splendor-duel", seat_count=2, seed=1, rules_version="x", status=Match.Status.RUNNING
+    )
+    running.seats.create(seat=0, version=site["bot"].active_version)
+    for url in ("/", "/queue/", f"/bots/{site['bot'].pk}/versions/{site['pending'].number}/"):
+        html = page(client, url)
+        links = [a.text() for a in html.find_all("a") if "/matches/" in a.attrs.get("href", "")]
+        assert links and all(re.fullmatch(r"Match #\d+", t) for t in links), (url, links)
