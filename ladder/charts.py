@@ -123,3 +123,24 @@ def rating_chart(points: Sequence[ChartPoint], title: str = "Rating history") ->
     )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def rating_summary(points: Sequence[ChartPoint]) -> str:
+    """What the chart shows, in one sentence: for screen readers (the chart is
+    an image to them) and for whoever cannot hover its points."""
+    if not points:
+        return ""
+    first, last = points[0], points[-1]
+    elos = [p.elo for p in points]
+    matches = f"{len(points)} rated match{'es' if len(points) != 1 else ''}"
+    span = first.label if len(points) == 1 else f"{first.label} to {last.label}"
+    text = (
+        f"{matches} ({span}): Elo {first.elo:.0f} after the first, {last.elo:.0f} after the "
+        f"last, lowest {min(elos):.0f}, highest {max(elos):.0f}"
+    )
+    if last.fitted is not None and last.low is not None and last.high is not None:
+        text += f"; leaderboard rating {last.fitted:.0f} (95%: {last.low:.0f}–{last.high:.0f})"
+    versions = sorted({p.version for p in points})
+    if len(versions) > 1:
+        text += f"; versions v{versions[0]} to v{versions[-1]}"
+    return text + "."

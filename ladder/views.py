@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
-from ladder.charts import ChartPoint, rating_chart
+from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
@@ -195,6 +195,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "rating": getattr(bot, "rating", None),
         "versions": list(bot.versions.order_by("-number")[:30]),
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
+        "chart_summary": rating_summary(points),
         "chart_size": len(points),
         "chart_has_band": any(p.low is not None for p in points),
         "recent": with_tables(list(matches.object_list)),

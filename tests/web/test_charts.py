@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from ladder.charts import ChartPoint, nice_step, rating_chart
+from ladder.charts import ChartPoint, nice_step, rating_chart, rating_summary
 
 
 def point(elo: float, version: int = 1, fitted: float | None = None) -> ChartPoint:
@@ -40,3 +40,17 @@ def test_chart_is_valid_svg_with_line_band_and_version_markers() -> None:
 def test_empty_and_single_point_charts() -> None:
     assert rating_chart([]) == ""
     ET.fromstring(rating_chart([point(1500)]))
+
+
+def test_summary_says_in_words_what_the_chart_draws() -> None:
+    points = [point(1500), point(1480, fitted=1490), point(1530, 2, 1512)]
+    assert rating_summary(points) == (
+        "3 rated matches (day 1500 to day 1530): Elo 1500 after the first, 1530 after the "
+        "last, lowest 1480, highest 1530; leaderboard rating 1512 (95%: 1462–1562); "
+        "versions v1 to v2."
+    )
+    assert rating_summary([point(1500)]) == (
+        "1 rated match (day 1500): Elo 1500 after the first, 1500 after the last, "
+        "lowest 1500, highest 1500."
+    )
+    assert rating_summary([]) == ""

@@ -170,6 +170,28 @@ def test_each_revoke_button_names_its_token(client: Client, site) -> None:
     assert button.find_all("span", cls="visually-hidden"), "the name is for screen readers"
 
 
+def test_leaderboard_says_in_text_what_its_marks_mean(client: Client, site) -> None:
+    html = page(client, "/games/splendor-duel/")
+    (row,) = [tr for tr in html.find_all("tr") if "alice-a" in tr.text()]
+    (rating,) = row.find_all("td", cls="rating-cell")
+    assert rating.text(spoken=True) == "1560 provisional ±60 (95% interval 1500–1620)"
+    assert rating.text().startswith("1560?"), "on screen still the short mark"
+    trend = html.find_all("th")[-1]
+    assert trend.text(spoken=True) == "trend (Elo change over the last 10 rated matches)"
+    home = page(client, "/")
+    assert "1560 provisional" in home.root.text(spoken=True)
+
+
+def test_the_rating_chart_has_a_text_summary(client: Client, site) -> None:
+    html = page(client, f"/bots/{site['bot'].pk}/")
+    (summary,) = html.find_all("p", cls="chart-summary")
+    assert re.fullmatch(
+        r"2 rated matches \(\S+ \S+ to \S+ \S+\): Elo 15\d\d after the first, 15\d\d after "
+        r"the last, lowest 15\d\d, highest 15\d\d\.",
+        summary.text(),
+    ), summary.text()
+
+
 def test_match_links_in_lists_say_which_match(client: Client, site) -> None:
     running = Match.objects.create(
         game="splendor-duel", seat_count=2, seed=1, rules_version="x", status=Match.Status.RUNNING
