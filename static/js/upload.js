@@ -49,36 +49,56 @@
     toggle();
   }
 
+  // Text is written only when it changes: a poll that finds nothing new
+  // leaves the page (and screen readers) alone.
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
+  }
+  function setClass(node, name) {
+    if (node.className !== name) node.className = name;
+  }
+
   function setupStatus(box) {
     var url = box.getAttribute("data-status-url");
     var delay = 1500, maxDelay = 10000, polls = 0, maxPolls = 400;
     function el(name) { return box.querySelector("[data-" + name + "]"); }
+    var announced = el("status").textContent + " · " + el("progress").textContent;
     function render(state) {
       var status = el("status");
-      status.textContent = state.status_label;
-      status.className = "status " + state.status;
+      setText(status, state.status_label);
+      setClass(status, "status " + state.status);
       var c = state.validation_matches, total = 0;
       for (var k in c) { total += c[k]; }
       var text = c.finished + " of " + total + " validation matches finished";
       if (c.running) text += ", " + c.running + " running";
       if (c.queued) text += ", " + c.queued + " queued";
       if (c.cancelled) text += ", " + c.cancelled + " cancelled";
-      el("progress").textContent = text + ".";
+      text += ".";
+      setText(el("progress"), text);
       el("spinner").hidden = state.done;
       el("rejected").hidden = state.status !== "rejected";
-      el("reason").textContent = state.reject_reason;
+      setText(el("reason"), state.reject_reason);
       el("accepted").hidden = state.status !== "ready";
-      el("stderr").textContent = state.stderr_tail;
+      setText(el("stderr"), state.stderr_tail);
       el("stderr-box").hidden = !state.stderr_tail;
       if (state.status === "rejected") el("stderr-box").open = true;
+      // the one live region: a sentence when the status or the count changes
+      var now = state.status_label + " · " + text;
+      if (now !== announced) {
+        announced = now;
+        var news = "Validation: " + state.status_label + ". " + text;
+        if (state.status === "rejected") news += " " + state.reject_reason;
+        if (state.status === "ready") news += " This version now plays on the ladder.";
+        el("announce").textContent = news;
+      }
       // the list of validation matches below the box follows too
       (state.matches || []).forEach(function (m) {
         var item = document.querySelector('[data-match="' + m.id + '"]');
         if (!item) return;
         var badge = item.querySelector("[data-match-status]");
-        badge.textContent = m.status;
-        badge.className = "status " + m.status;
-        item.querySelector("[data-match-reason]").textContent = m.reason ? "· " + m.reason : "";
+        setText(badge, m.status);
+        setClass(badge, "status " + m.status);
+        setText(item.querySelector("[data-match-reason]"), m.reason ? "· " + m.reason : "");
       });
     }
     function poll() {

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from ladder.bots import add_version
-from ladder.models import Bot, Rating
+from ladder.models import Bot, BotVersion, Match, Rating
 from ladder.tokens import create_token
 from tests.browser.conftest import Browser, expect, horizontal_overflow, shoot, widest_elements
 from tests.ladder.conftest import RANDOM_BOT, alice, bob  # noqa: F401 (fixtures)
@@ -254,3 +254,44 @@ def test_the_skip_link_is_the_first_stop_and_shows_when_focused(browser: Browser
     expect(page.locator("main")).to_be_focused()
     page.keyboard.press("Tab")  # the next stop is in the content, not the header
     assert page.evaluate("() => document.activeElement.closest('main') !== null")
+
+
+def test_the_validation_page_announces_changes_once(browser: Browser, ladder) -> None:
+    """Each poll rewrote the whole box, a live region: a screen reader read
+    the same lines every 1.5 s. Now only [data-announce] is live, and it
+    changes when the state does."""
+    bot, pending = ladder["bot"], ladder["pending"]
+    log_in(browser)
+    page = browser.page
+    page.goto(f"/bots/{bot.pk}/versions/{pending.number}/")
+    page.evaluate(
+        """() => {
+            window.__mutations = 0;
+            const box = document.querySelector("[data-status-url]");
+            new MutationObserver((records) => { window.__mutations += records.length; })
+              .observe(box, { subtree: true, childList: true, characterData: true });
+        }"""
+    )
+    polls = re.compile(r"/status\.json$")
+    for _ in range(3):  # three polls that find nothing new
+        with page.expect_response(polls):
+            pass
+    assert page.evaluate("() => window.__mutations") == 0
+    announce = page.locator("[data-announce]")
+    expect(announce).to_have_text("")
+
+    first, *_ = pending.validation_matches.order_by("pk")
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.RUNNING)
+    expect(announce).to_have_text(re.compile(r"^Validation: validating\. 0 of 2 .*1 running"))
+    said = announce.inner_text()
+    for _ in range(2):
+        with page.expect_response(polls):
+            pass
+    expect(announce).to_have_text(said)
+
+    pending.validation_matches.update(status=Match.Status.FINISHED)
+    BotVersion.objects.filter(pk=pending.pk).update(status=BotVersion.Status.READY)
+    expect(announce).to_have_text(
+        "Validation: ready. 2 of 2 validation matches finished. "
+        "This version now plays on the ladder."
+    )

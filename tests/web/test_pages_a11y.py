@@ -201,3 +201,11 @@ def test_match_links_in_lists_say_which_match(client: Client, site) -> None:
         html = page(client, url)
         links = [a.text() for a in html.find_all("a") if "/matches/" in a.attrs.get("href", "")]
         assert links and all(re.fullmatch(r"Match #\d+", t) for t in links), (url, links)
+
+
+def test_version_page_announces_changes_in_one_small_live_region(client: Client, site) -> None:
+    html = page(client, f"/bots/{site['bot'].pk}/versions/{site['pending'].number}/")
+    live = html.find_all(aria_live=True) + html.find_all(role="status")
+    assert [e.attrs.get("data-announce") for e in live] == [""], "one live region: data-announce"
+    (box,) = html.find_all("section", cls="validation")
+    assert "aria-live" not in box.attrs
