@@ -295,3 +295,16 @@ def test_the_validation_page_announces_changes_once(browser: Browser, ladder) ->
         "Validation: ready. 2 of 2 validation matches finished. "
         "This version now plays on the ladder."
     )
+
+
+def test_the_spinner_stands_still_for_reduced_motion(browser: Browser, ladder) -> None:
+    bot, pending = ladder["bot"], ladder["pending"]
+    log_in(browser)
+    page = browser.page
+    url = f"/bots/{bot.pk}/versions/{pending.number}/"
+    spin = "() => getComputedStyle(document.querySelector('.spinner'), '::before').animationName"
+    page.goto(url)
+    assert page.evaluate(spin) == "spin"
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(url)
+    assert page.evaluate(spin) == "none"
