@@ -35,7 +35,9 @@
  * finished, errored, cancelled) it fetches the page again and swaps in the
  * elements marked data-refresh="…" (templates/ladder/match.html: title,
  * result, seats, faults, download, stderr); the viewer itself is kept.
- * Keys: ← → previous/next, Home/End first/last, space play/pause.
+ * Keys, only while the focus is inside #replay (tabindex=-1: a click on the
+ * board focuses it): ← → previous/next, Home/End first/last, Space
+ * play/pause — except on a button, link or summary, whose own Space works.
  */
 (function () {
   "use strict";
@@ -125,28 +127,30 @@
     this.el.play.addEventListener("click", function () { self.toggle(); });
     this.el.slider.addEventListener("input", function () { self.pause(); self.go(Number(self.el.slider.value)); });
     this.el.speed.addEventListener("change", function () { if (self.playing) self.schedule(); });
-    document.addEventListener("keydown", function (event) { self.onKey(event); });
+    this.root.addEventListener("keydown", function (event) { self.onKey(event); });
     window.addEventListener("hashchange", function () {
       var step = stepFromUrl();
       if (step !== null && step !== self.index) self.go(step);
     });
   };
 
+  /* The single-key shortcuts belong to the viewer: they act only while the
+   * focus is inside it (a control, or the viewer itself after a click on the
+   * board), so the page keeps its own Space, arrows, Home and End. A button,
+   * link or summary keeps its own Space: ▶ steps, Play plays. */
   Viewer.prototype.onKey = function (event) {
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
     var target = event.target;
     var tag = target && target.tagName;
     if (tag === "INPUT" && target !== this.el.slider) return;
     if (tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
-    if (target === this.el.slider && event.key !== " ") return; // the slider moves itself
-    if (!this.frames.length) return;
     var key = event.key;
     if (key === " " || key === "Spacebar") {
-      // other controls keep their own click; on the viewer's step buttons
-      // (focused after a click) Space still plays and pauses, as its help says
-      var own = tag === "BUTTON" && this.root.contains(target);
-      if ((tag === "BUTTON" && !own) || tag === "SUMMARY" || tag === "A") return;
+      if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return;
+      if (!this.frames.length) return;
       this.toggle();
+    } else if (target === this.el.slider || !this.frames.length) {
+      return; // the slider moves itself with the arrows, Home and End
     } else if (key === "ArrowLeft") { this.pause(); this.go(this.index - 1); }
     else if (key === "ArrowRight") { this.pause(); this.go(this.index + 1); }
     else if (key === "Home") { this.pause(); this.go(0); }

@@ -154,7 +154,7 @@ def test_a_restarted_live_match_drops_the_old_step_from_the_address(
     replay = page.locator("#replay")
     expect(replay).to_have_attribute("data-state", "live")
     expect(replay).to_have_attribute("data-steps", "8")
-    page.get_by_role("heading", level=1).click()
+    page.locator("#replay-board").click(position={"x": 5, "y": 5})  # the viewer takes the keys
     page.keyboard.press("ArrowLeft")
     page.keyboard.press("ArrowLeft")
     expect(replay).to_have_attribute("data-step", "6")
@@ -280,7 +280,7 @@ def test_playback_speed_focus_and_keyboard(browser: Browser, process_sandbox) ->
     replay = page.locator("#replay")
     expect(replay).to_have_attribute("data-state", "replay")
 
-    # ⏭ disables itself: the focus moves to ◀, where Space still plays
+    # ⏭ disables itself: the focus moves to ◀, where the keys still work
     page.locator("#replay-last").click()
     expect(replay).to_have_attribute("data-step", str(match.steps))
     expect(page.locator("#replay-prev")).to_be_focused()
@@ -306,7 +306,8 @@ def test_playback_speed_focus_and_keyboard(browser: Browser, process_sandbox) ->
         }"""
     )
     page.locator("#replay-speed").select_option("250")
-    page.keyboard.press(" ")  # the focus is on ▶ next, one of the viewer's buttons
+    page.locator("#replay-play").focus()
+    page.keyboard.press(" ")
     expect(replay).to_have_attribute("data-playing", "true")
     page.wait_for_function("() => window.__ticks.length >= 9")
     page.keyboard.press(" ")
