@@ -10,15 +10,24 @@
  *   #replay                 the viewer; data-state = loading | replay | live |
  *                           waiting | error, data-step = the frame shown,
  *                           data-steps = the last frame number, data-playing =
- *                           "true" | "false", data-following = "true" while a
- *                           live view stays at the newest step
+ *                           "true" while the view moves by itself (playing, or
+ *                           following a live match), data-following = "true"
+ *                           while a live view stays at the newest step
  *   #replay-first, #replay-prev, #replay-play, #replay-next, #replay-last
- *                           buttons; #replay-play has data-playing too and
- *                           its label reads "Play" or "Pause"
+ *                           buttons, disabled until there is a step to show;
+ *                           #replay-play has data-playing too and its label
+ *                           reads "Play" or "Pause" (no aria-pressed: the
+ *                           label is the state)
  *   #replay-speed           <select>, value = milliseconds per step
  *   #replay-slider          <input type=range>, value = frame number
  *   #replay-step            "Step N / M" (data-step = N)
- *   #replay-action          the current action in words (data-seat = acting seat)
+ *   #replay-action          the current action in words (data-seat = acting
+ *                           seat); not a live region: #replay-announce is
+ *   #replay-announce        (visually hidden, role=status) the step's text,
+ *                           set only when a user moved or paused, never by
+ *                           playback or a live poll
+ *   #replay-news            (visually hidden, role=status) the match's status
+ *                           changes and the viewer's errors, each said once
  *   #replay-note            a debug note at this step (hidden when none): its
  *                           label .replay-note-label ("Your bot's debug note:"
  *                           for the seats in data-own-seats, "Debug note of
@@ -26,6 +35,7 @@
  *                           #replay-note-text
  *   #replay-live            the "live" badge (hidden unless the match runs)
  *   #replay-status          messages: loading, waiting for a worker, errors
+ *                           (shown; errors are also said by #replay-news)
  *   #replay-board           the game drawing (data-game = game id)
  *
  * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
@@ -34,7 +44,9 @@
  * Page: when the live view sees the match change status (queued → running →
  * finished, errored, cancelled) it fetches the page again and swaps in the
  * elements marked data-refresh="…" (templates/ladder/match.html: title,
- * result, seats, faults, download, stderr); the viewer itself is kept.
+ * result, seats, faults, download, stderr); the viewer itself is kept, and
+ * so is the keyboard focus: moved to its counterpart in the new block (same
+ * id or link), else to the new block itself.
  * Keys, only while the focus is inside #replay (tabindex=-1: a click on the
  * board focuses it): ← → previous/next, Home/End first/last, Space
  * play/pause — except on a button, link or summary, whose own Space works.
@@ -102,6 +114,7 @@
     this.following = true;
     this.timer = null;
     this.pollTimer = null;
+    this.sayTimer = null;
     this.attempt = null;
     this.pageStatus = root.getAttribute("data-status");
     this.ownSeats = (root.getAttribute("data-own-seats") || "").split(",").filter(Boolean).map(Number);
@@ -110,7 +123,7 @@
     this.wanted = stepFromUrl();
     this.el = {};
     var ids = ["first", "prev", "play", "next", "last", "speed", "slider", "step", "action",
-      "note", "note-label", "note-text", "live", "status", "board"];
+      "announce", "news", "note", "note-label", "note-text", "live", "status", "board"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("replay-" + ids[i]);
     this.bind();
     var status = root.getAttribute("data-status");
@@ -120,17 +133,17 @@
 
   Viewer.prototype.bind = function () {
     var self = this;
-    this.el.first.addEventListener("click", function () { self.pause(); self.go(0); });
-    this.el.prev.addEventListener("click", function () { self.pause(); self.go(self.index - 1); });
-    this.el.next.addEventListener("click", function () { self.pause(); self.go(self.index + 1); });
-    this.el.last.addEventListener("click", function () { self.pause(); self.go(self.frames.length - 1); });
+    this.el.first.addEventListener("click", function () { self.userGo(0); });
+    this.el.prev.addEventListener("click", function () { self.userGo(self.index - 1); });
+    this.el.next.addEventListener("click", function () { self.userGo(self.index + 1); });
+    this.el.last.addEventListener("click", function () { self.userGo(self.frames.length - 1); });
     this.el.play.addEventListener("click", function () { self.toggle(); });
-    this.el.slider.addEventListener("input", function () { self.pause(); self.go(Number(self.el.slider.value)); });
+    this.el.slider.addEventListener("input", function () { self.userGo(Number(self.el.slider.value)); });
     this.el.speed.addEventListener("change", function () { if (self.playing) self.schedule(); });
     this.root.addEventListener("keydown", function (event) { self.onKey(event); });
     window.addEventListener("hashchange", function () {
       var step = stepFromUrl();
-      if (step !== null && step !== self.index) self.go(step);
+      if (step !== null && step !== self.index) self.userGo(step);
     });
   };
 
@@ -151,10 +164,10 @@
       this.toggle();
     } else if (target === this.el.slider || !this.frames.length) {
       return; // the slider moves itself with the arrows, Home and End
-    } else if (key === "ArrowLeft") { this.pause(); this.go(this.index - 1); }
-    else if (key === "ArrowRight") { this.pause(); this.go(this.index + 1); }
-    else if (key === "Home") { this.pause(); this.go(0); }
-    else if (key === "End") { this.pause(); this.go(this.frames.length - 1); }
+    } else if (key === "ArrowLeft") this.userGo(this.index - 1);
+    else if (key === "ArrowRight") this.userGo(this.index + 1);
+    else if (key === "Home") this.userGo(0);
+    else if (key === "End") this.userGo(this.frames.length - 1);
     else return;
     event.preventDefault();
   };
@@ -195,11 +208,11 @@
         self.startLive();
       } else {
         self.setMode("error");
-        self.message(r.body.error || "The replay cannot be shown.");
+        self.message(r.body.error || "The replay cannot be shown.", true);
       }
     }, function () {
       self.setMode("error");
-      self.message("The replay could not be loaded (network error). Reload the page to try again.");
+      self.message("The replay could not be loaded (network error). Reload the page to try again.", true);
     });
   };
 
@@ -217,12 +230,12 @@
     this.fetchJson(url).then(function (r) {
       if (r.status !== 200) {
         self.setMode("error");
-        self.message(r.body.error || "The live view is not available.");
+        self.message(r.body.error || "The live view is not available.", true);
         return;
       }
       self.onLive(r.body);
     }, function () {
-      self.message("Connection lost; retrying…");
+      self.message("Connection lost; retrying…", true);
       self.pollTimer = setTimeout(function () { self.poll(); }, QUEUED_POLL_MS);
     });
   };
@@ -232,7 +245,7 @@
     this.players = body.players || this.players;
     if (body.status && body.status !== this.pageStatus) {
       this.pageStatus = body.status;
-      this.refreshPage();
+      this.refreshPage(body.status);
     }
     if (body.frames_url) { // over: the stored replay takes over
       this.framesUrl = body.frames_url;
@@ -289,24 +302,71 @@
    * link …) as they are now: the page is fetched again and each element
    * marked data-refresh="name" is replaced by its namesake. The HTML is our
    * own origin's, rendered and escaped by the server; its scripts never run
-   * (DOMParser). Without JavaScript a reload does the same. */
-  Viewer.prototype.refreshPage = function () {
-    if (!window.DOMParser || !document.querySelector("[data-refresh]")) return;
+   * (DOMParser). Without JavaScript a reload does the same. The news (the
+   * new status, with the result's reason once over) is said once, after the
+   * swap; the keyboard focus never drops to <body> (see refocus). */
+  Viewer.prototype.refreshPage = function (status) {
+    var self = this;
+    function tell(reason) { self.news(statusNews(status, reason)); }
+    if (!window.DOMParser || !document.querySelector("[data-refresh]")) { tell(""); return; }
     var url = window.location.pathname + window.location.search;
     fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "text/html" } })
       .then(function (response) { return response.ok ? response.text() : null; })
       .then(function (html) {
-        if (!html) return;
+        if (!html) { tell(""); return; }
         var fresh = new DOMParser().parseFromString(html, "text/html");
+        var focused = document.activeElement;
+        var moved = null;
         var stale = document.querySelectorAll("[data-refresh]");
         for (var i = 0; i < stale.length; i++) {
           var name = stale[i].getAttribute("data-refresh");
           var next = fresh.querySelector('[data-refresh="' + name + '"]');
-          if (next) stale[i].parentNode.replaceChild(document.importNode(next, true), stale[i]);
+          if (!next) continue;
+          var block = document.importNode(next, true);
+          if (focused && stale[i].contains(focused)) moved = { old: stale[i], block: block };
+          stale[i].parentNode.replaceChild(block, stale[i]);
         }
+        if (moved) refocus(focused, moved.old, moved.block);
+        var reason = fresh.querySelector(".result-reason");
+        tell(reason ? reason.textContent.trim() : "");
       })
-      .catch(function () { /* the page stays as it was; a reload shows the news */ });
+      .catch(function () { tell(""); /* the page stays as it was; a reload shows the rest */ });
   };
+
+  /* What a screen reader hears when the live view sees the status change. */
+  function statusNews(status, reason) {
+    if (status === "running") return "The match has started.";
+    if (status === "finished") return "The match is over." + (reason ? " " + reason + "." : "");
+    if (status === "errored") return "The match stopped because of a platform error; it is not rated.";
+    if (status === "cancelled") return "The match was cancelled.";
+    return "The match is " + status + ".";
+  }
+
+  /* The focus was in a block that refreshPage replaced: give it to the same
+   * control in the new block (same id, or the same link: the n-th with that
+   * href), or else to the new block itself. */
+  function refocus(focused, oldBlock, newBlock) {
+    var target = null;
+    if (focused !== oldBlock && focused.id) {
+      var same = document.getElementById(focused.id);
+      if (same && newBlock.contains(same)) target = same;
+    }
+    var href = focused.getAttribute && focused.getAttribute("href");
+    if (!target && href !== null && href !== undefined) {
+      var withHref = function (block) {
+        return Array.prototype.filter.call(block.querySelectorAll("[href]"), function (el) {
+          return el.getAttribute("href") === href;
+        });
+      };
+      var was = withHref(oldBlock), now = withHref(newBlock);
+      if (now.length) target = now[Math.min(Math.max(0, was.indexOf(focused)), now.length - 1)];
+    }
+    if (!target) {
+      target = newBlock;
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus({ preventScroll: true });
+  }
 
   // -- position and playback ------------------------------------------------
 
@@ -319,6 +379,14 @@
     if (!this.playing) this.saveUrl();
   };
 
+  /* A step the user asked for (button, key, slider, address): playback
+   * stops and the step is said once the user stops moving. */
+  Viewer.prototype.userGo = function (index) {
+    this.pause();
+    this.go(index);
+    this.sayStep("");
+  };
+
   Viewer.prototype.saveUrl = function () {
     // a live view that follows the newest step has no fixed position to share
     var hash = this.mode === "live" && this.following ? "" : "#step=" + this.index;
@@ -329,20 +397,33 @@
     }
   };
 
+  /* The view moves by itself: playing, or following a live match's newest
+   * step. Either way the button offers Pause. */
+  Viewer.prototype.running = function () {
+    return this.playing || (this.mode === "live" && this.following && this.frames.length > 0);
+  };
+
   Viewer.prototype.toggle = function () {
-    if (this.playing) { this.pause(); return; }
+    if (this.running()) {
+      this.pause();
+      this.sayStep("Paused. ");
+      return;
+    }
     if (!this.frames.length) return;
     if (this.index >= this.frames.length - 1 && this.mode !== "live") this.go(0);
     this.playing = true;
     this.schedule();
     this.update();
+    this.say("Playing.");
   };
 
+  /* Stops playback; a live view stops following and stays at this step. */
   Viewer.prototype.pause = function () {
-    if (!this.playing) return;
+    if (!this.running()) return;
     this.playing = false;
     clearTimeout(this.timer);
     this.timer = null;
+    if (this.mode === "live") this.following = false;
     this.update();
     this.saveUrl();
   };
@@ -367,6 +448,7 @@
         self.schedule(true);
       } else if (self.mode !== "live") {
         self.pause(); // the end of the replay
+        self.sayStep("End of the replay. ");
       } // live: wait for the next frames (onLive schedules again)
     }, this.nextTick - now);
   };
@@ -397,9 +479,33 @@
     this.el.live.textContent = mode === "waiting" ? "queued" : "live";
   };
 
-  Viewer.prototype.message = function (text) {
+  /* A message under the controls; `announce`: also said (errors). The same
+   * message again (a poll every few seconds) changes nothing. */
+  Viewer.prototype.message = function (text, announce) {
+    if (this.el.status.textContent === text && this.el.status.hidden === !text) return;
     this.el.status.textContent = text;
     this.el.status.hidden = !text;
+    if (announce && text) this.news(text);
+  };
+
+  /* Live regions: both are quiet unless told. #replay-news says the match's
+   * changes and errors; #replay-announce the step after a user's move, a
+   * moment after the last one (a held arrow key says only where it stopped). */
+  Viewer.prototype.news = function (text) {
+    if (this.el.news) this.el.news.textContent = text;
+  };
+
+  Viewer.prototype.say = function (text) {
+    var self = this;
+    clearTimeout(this.sayTimer);
+    this.sayTimer = setTimeout(function () {
+      if (self.el.announce) self.el.announce.textContent = text;
+    }, 250);
+  };
+
+  Viewer.prototype.sayStep = function (lead) {
+    var text = this.el.action.textContent;
+    if (text) this.say(lead + text);
   };
 
   Viewer.prototype.update = function () {
@@ -408,25 +514,28 @@
     var root = this.root;
     root.setAttribute("data-step", String(this.index));
     root.setAttribute("data-steps", String(last));
-    root.setAttribute("data-playing", String(this.playing));
+    var running = this.running();
+    root.setAttribute("data-playing", String(running));
     root.setAttribute("data-following", String(this.mode === "live" && this.following));
     this.el.slider.max = String(last);
     this.el.slider.value = String(this.index);
     this.el.slider.disabled = !this.frames.length;
     this.el.step.textContent = "Step " + this.index + " / " + last + (this.mode === "live" ? "+" : "");
     this.el.step.setAttribute("data-step", String(this.index));
-    this.el.play.textContent = this.playing ? "Pause" : "Play";
-    this.el.play.setAttribute("data-playing", String(this.playing));
-    this.el.play.setAttribute("aria-pressed", String(this.playing));
+    this.el.play.textContent = running ? "Pause" : "Play";
+    this.el.play.setAttribute("data-playing", String(running));
     var focused = document.activeElement;
+    this.el.play.disabled = !this.frames.length;
     this.el.first.disabled = this.el.prev.disabled = this.index <= 0;
     this.el.last.disabled = this.el.next.disabled = this.index >= last;
-    var steppers = [this.el.first, this.el.prev, this.el.next, this.el.last];
-    if (focused && focused.disabled && steppers.indexOf(focused) >= 0) {
-      // a step button that disables itself (⏭ at the end, ⏮ at the start)
-      // would drop the keyboard focus to the page: hand it to the way back
+    var buttons = [this.el.first, this.el.prev, this.el.play, this.el.next, this.el.last];
+    if (focused && focused.disabled && buttons.indexOf(focused) >= 0) {
+      // a button that disables itself (⏭ at the end, ⏮ at the start, all of
+      // them when a restarted match has no step yet) would drop the keyboard
+      // focus to the page: hand it to the way back, or to the viewer
       var back = focused === this.el.first || focused === this.el.prev ? this.el.next : this.el.prev;
-      (back.disabled ? this.el.play : back).focus();
+      if (focused === this.el.play) back = this.el.play;
+      (!back.disabled ? back : !this.el.play.disabled ? this.el.play : root).focus();
     }
     var board = this.el.board;
     if (!frame) { // nothing to show (yet, or again after a restart)
