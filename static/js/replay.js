@@ -5,6 +5,9 @@
  * Each game draws a frame with a renderer registered in
  * GemReplay.renderers[game id] (static/js/replay_<game>.js):
  *     render(boardElement, frame, ctx)   ctx: see Viewer.context()
+ * A renderer shows every colour with a letter too, and puts the position in
+ * words for screen readers (ctx.vh(text): visually hidden text) wherever
+ * the drawing is colours and symbols, hiding those with aria-hidden.
  *
  * DOM hooks (stable, for browser tests):
  *   #replay                 the viewer; data-state = loading | replay | live |
@@ -87,6 +90,14 @@
   }
 
   GemReplay.h = h;
+
+  /* Words for screen readers where the drawing says it in colours and
+   * symbols (the drawing is then aria-hidden): read, not shown. */
+  function vh(text) {
+    return h("span", { class: "r-vh", text: text });
+  }
+
+  GemReplay.vh = vh;
 
   /* "seat 2 takes …" → "carl-search takes …" */
   GemReplay.withNames = function (text, name) {
@@ -469,6 +480,7 @@
       index: this.index,
       name: function (seat) { return self.name(seat); },
       h: h,
+      vh: vh,
     };
   };
 

@@ -2,7 +2,9 @@
  * round, the gem supply and decks, the offered event, each seat's gems,
  * money, gem card, held events and action choice, the bargaining as a
  * readable sequence of offers, and the round's log — from one spectator view
- * (docs/games/edel-stein-reich.md).
+ * (docs/games/edel-stein-reich.md). Every gem shows its colour's letter (as
+ * in the action grammar: R Y G B), and counts read as "4 red" for screen
+ * readers (visually hidden words beside the aria-hidden pips).
  *
  * Hooks: .esr-seat[data-seat] (data-choice), .esr-bargain, .esr-offers li,
  * .esr-event[data-event], .esr-log li[data-type].
@@ -11,6 +13,7 @@
   "use strict";
 
   var COLOURS = ["red", "yellow", "green", "blue"];
+  var LETTERS = { red: "R", yellow: "Y", green: "G", blue: "B" };
   var ACTION_WORDS = { money: "Money", event: "Event", gems: "Gems", free: "Free Choice" };
   var ORDER = ["money", "event", "gems", "free"];
   var PHASES = {
@@ -101,12 +104,13 @@
     var h = ctx.h;
     var v = frame.view;
     var name = ctx.name;
+    var vh = ctx.vh;
     learnCatalogue(ctx.gameData);
     learnNames(ctx.frames);
 
     function gem(colour, n, extra) {
       return h("span", { class: "esr-gem esr-g-" + colour + (n ? "" : " esr-zero") + (extra ? " " + extra : ""), title: n + " " + colour, "data-colour": colour },
-        h("span", { class: "esr-pip" }), String(n));
+        h("span", { class: "esr-pip", "aria-hidden": "true", text: LETTERS[colour] }), String(n), vh(" " + colour + ","));
     }
 
     function gems(counts) {
@@ -115,10 +119,12 @@
 
     function gemCard(c) {
       if (!c) return h("span", { class: "esr-none", text: "no gem card" });
-      return h("span", { class: "esr-gem-card", title: "gem card " + c.id + ": Money pays " + c.money + " M, Gems gives " + gemsText(c.gems) },
-        h("span", { class: "esr-card-id", text: c.id }),
-        h("span", { class: "esr-card-money", text: c.money + " M" }),
-        COLOURS.filter(function (col) { return c.gems[col]; }).map(function (col) { return gem(col, c.gems[col], "esr-small"); }));
+      var words = c.id + ": Money pays " + c.money + " M, Gems gives " + gemsText(c.gems);
+      return h("span", { class: "esr-gem-card", title: "gem card " + words }, vh(words + "."),
+        h("span", { class: "esr-card-id", "aria-hidden": "true", text: c.id }),
+        h("span", { class: "esr-card-money", "aria-hidden": "true", text: c.money + " M" }),
+        h("span", { "aria-hidden": "true" },
+          COLOURS.filter(function (col) { return c.gems[col]; }).map(function (col) { return gem(col, c.gems[col], "esr-small"); })));
     }
 
     function eventCard(e, label) {
@@ -186,7 +192,7 @@
       }
       var title = b ? "Bargaining for " + ACTION_WORDS[b.action] + ": " + name(b.opener) + " opens, " + name(b.other) + " answers"
         : closed && closed.action ? "Bargaining for " + ACTION_WORDS[closed.action] + ": settled" : "Bargaining";
-      bargain = h("div", { class: "esr-bargain" }, h("h4", { text: title }),
+      bargain = h("div", { class: "esr-bargain" }, h("h3", { text: title }),
         items.length ? h("ol", { class: "esr-offers" }, items) : h("p", { class: "esr-none", text: "No offer yet." }),
         b && b.standing.maker !== null ? h("p", { class: "esr-standing" }, "Standing offer: " + gemsText(b.standing.gems) + " by " + name(b.standing.maker) +
           " (" + b.standing.size + " gems, value " + b.standing.value + ")") : null);
@@ -202,10 +208,10 @@
         class: "esr-seat" + (toAct ? " esr-to-act" : "") + (frame.seat === s ? " esr-acted" : "") + (rank === 1 ? " esr-winner" : ""),
         "data-seat": s, "data-choice": choice || "",
       },
-        h("header", { class: "esr-seat-head" }, h("span", { class: "esr-name", text: name(s) }),
+        h("header", { class: "esr-seat-head" }, h("h3", { class: "esr-name", text: name(s) }),
           rank ? h("span", { class: "esr-rank", text: rank === 1 ? "winner" : "rank " + rank }) : null,
-          h("span", { class: "esr-money", title: "money (millions)", text: money(p.money) })),
-        gems(p.gems),
+          h("span", { class: "esr-money", title: "money (millions)" }, vh("Money: "), money(p.money))),
+        h("div", null, vh("Gems: "), gems(p.gems)),
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Gem card" }), gemCard(p.gem_card)),
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Choice" }),
           choice ? h("span", { class: "esr-choice-badge esr-a-" + choice, text: ACTION_WORDS[choice] })
@@ -232,7 +238,7 @@
         choices),
       bargain, seats,
       h("div", { class: "esr-logs" },
-        h("h4", { text: "This round" }), v.log.length ? logList(v.log) : h("p", { class: "esr-none", text: "Nothing yet." }),
+        h("h3", { text: "This round" }), v.log.length ? logList(v.log) : h("p", { class: "esr-none", text: "Nothing yet." }),
         v.previous_log.length ? h("details", { class: "esr-prev" }, h("summary", { text: "Previous round" }), logList(v.previous_log)) : null)));
   }
 

@@ -296,3 +296,209 @@ def test_a_refreshed_block_without_the_focused_control_takes_the_focus(
     page.evaluate(refresh)
     assert page.evaluate("() => document.activeElement.textContent") == "Download the replay"
     assert page.evaluate("() => document.activeElement.isConnected")
+
+
+# The text a screen reader gets from an element: its text without the
+# aria-hidden parts (the drawing), visually hidden words included, spaced
+# as the words of separate elements.
+SPOKEN = """(el) => {
+    const walk = (node) => {
+        if (node.nodeType === Node.TEXT_NODE) return node.textContent;
+        if (node.nodeType !== Node.ELEMENT_NODE || node.getAttribute("aria-hidden") === "true") return "";
+        return [...node.childNodes].map(walk).join(" ");
+    };
+    return walk(el).replace(/\\s+/g, " ").trim();
+}"""
+
+SD_LETTERS = {
+    "white": "W", "blue": "B", "green": "G", "red": "R", "black": "K", "pearl": "P", "gold": "Y",
+}  # fmt: skip
+ESR_LETTERS = {"red": "R", "yellow": "Y", "green": "G", "blue": "B"}
+SD_COST = ["white", "blue", "green", "red", "black", "pearl"]
+
+
+def test_splendor_duel_board_reads_as_text(browser: Browser, process_sandbox) -> None:
+    """The board was a role=grid without cells, and the rest bare numbers
+    (audit #3): the token board is a table whose cells say their token, the
+    counts say their colour, each card its colour, points, bonus and price."""
+    match = sd_match()
+    page = browser.page
+    step = match.steps * 2 // 3
+    open_replay(page, match, step)
+    view, cards = page.evaluate(
+        """() => { const v = document.getElementById("replay").gemReplay;
+                   return [v.frames[v.index].view, v.gameData.cards]; }"""
+    )
+    board = page.get_by_role("table", name=re.compile("^Token board"))
+    expect(board.get_by_role("cell")).to_have_count(25 + 1)  # and the corner under row 1
+    for row in range(5):
+        for col, letter in enumerate("abcde"):
+            token = view["board"][row][col] or "empty"
+            cell = board.get_by_role("cell", name=re.compile(rf"^{letter}{row + 1}: {token}\b"))
+            expect(cell).to_have_count(1)
+
+    for seat, player in enumerate(view["players"]):
+        spoken = page.locator(f".sd-player[data-seat='{seat}'] .sd-tokens").evaluate(SPOKEN)
+        for colour, n in player["tokens"].items():
+            assert f"{n} {colour}," in spoken, spoken
+        assert f"{player['token_count']} in all, at most 10" in spoken
+
+    problems = []
+    for level in view["pyramid"]:
+        for card_id in filter(None, level):
+            card = cards[card_id]
+            spoken = page.locator(f".sd-pyramid [data-card='{card_id}']").evaluate(SPOKEN)
+            if card["kind"] == "gem":
+                words = [f"{card['bonus_color']} card", f"bonus {card['bonus_count']} "]
+            else:
+                words = ["copy card" if card["kind"] == "joker" else "points card"]
+            words += [f"{n} {colour}" for n, colour in zip(card["cost"], SD_COST, strict=True) if n]
+            if card["points"]:
+                words.append(f"{card['points']} point")
+            problems += [(card_id, word, spoken) for word in words if word not in spoken]
+    assert problems == []
+    assert page.locator("#replay [role=grid]").count() == 0
+
+
+def test_edel_stein_reich_board_reads_as_text(browser: Browser, process_sandbox) -> None:
+    """ "Supply 6 4 6 6" named no colour (audit #3); the replay's headings
+    went h2 → h4 (audit #15)."""
+    match = esr_match()
+    page = browser.page
+    step = match.steps // 2
+    open_replay(page, match, step)
+    view = page.evaluate(
+        "() => { const v = document.getElementById('replay').gemReplay; return v.frames[v.index].view; }"
+    )
+    spoken = page.locator(".esr-supply").evaluate(SPOKEN)
+    assert spoken == "Supply " + " ".join(
+        f"{view['supply'].get(colour, 0)} {colour}," for colour in ESR_LETTERS
+    )
+    for player in view["players"]:
+        seat = page.locator(f".esr-seat[data-seat='{player['seat']}']")
+        spoken = seat.evaluate(SPOKEN)
+        gems = " ".join(f"{player['gems'].get(colour, 0)} {colour}," for colour in ESR_LETTERS)
+        assert f"Gems: {gems}" in spoken, spoken
+        card = player["gem_card"]
+        if card:
+            assert f"{card['id']}: Money pays {card['money']} M, Gems gives" in spoken, spoken
+    levels = page.evaluate(
+        """() => [...document.querySelectorAll("h1, h2, h3, h4, h5, h6")]
+            .filter((h) => h.offsetParent !== null).map((h) => Number(h.tagName[1]))"""
+    )
+    skips = [(a, b) for a, b in zip(levels, levels[1:], strict=False) if b > a + 1]
+    assert 3 in levels and skips == [], levels
+
+
+def letters_beside_colours(page: Page) -> list[str]:
+    """Every gem drawn in a colour that does not show its letter."""
+    return page.evaluate(
+        """([sd, esr]) => {
+            const wrong = [];
+            const check = (el, colour, letters) => {
+                const text = el.innerText.trim();
+                if (!(colour in letters) || !text.includes(letters[colour]))
+                    wrong.push(`${el.className} shows "${text}" for ${colour}`);
+            };
+            for (const el of document.querySelectorAll(
+                    "#replay .sd-token, #replay .sd-cost-i, #replay .sd-bonus-badge, #replay .sd-bonus")) {
+                const colour = [...el.classList].find((c) => c.startsWith("sd-t-")).slice(5);
+                if (colour !== "joker") check(el, colour, sd);
+            }
+            for (const el of document.querySelectorAll("#replay .esr-pip")) {
+                check(el, el.closest(".esr-gem").dataset.colour, esr);
+            }
+            return wrong;
+        }""",
+        [SD_LETTERS, ESR_LETTERS],
+    )
+
+
+def test_every_gem_shows_its_letter(browser: Browser, process_sandbox) -> None:
+    """Colour was the only clue to a gem (red and green pips differ 1.39:1 in
+    lightness, audit #4): every token, price, bonus and pip shows a letter,
+    one per colour."""
+    assert len(set(SD_LETTERS.values())) == len(SD_LETTERS)
+    assert len(set(ESR_LETTERS.values())) == len(ESR_LETTERS)
+    page = browser.page
+    for match in (sd_match(), esr_match()):
+        for step in (0, match.steps // 3, match.steps * 2 // 3, match.steps):
+            open_replay(page, match, step)
+            drawn = page.locator("#replay .sd-token, #replay .sd-cost-i, #replay .esr-pip")
+            assert drawn.count() > 4
+            assert letters_beside_colours(page) == [], (match.game, step)
+
+
+# Every text in the viewer against what is behind it: its own or an
+# ancestor's background (each stop of a gradient), or its own ::before
+# shape (the gem diamonds), with the opacity of its ancestors.
+LOW_CONTRAST = """() => {
+    const rgb = (s) => (s.match(/rgba?\\([^)]*\\)/g) || []).map((c) => {
+        const p = c.slice(c.indexOf("(") + 1, -1).split(/[ ,\\/]+/).filter(Boolean).map(Number);
+        return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1};
+    });
+    const lum = (c) => {
+        const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+    };
+    const over = (top, bottom) => ({
+        r: top.r * top.a + bottom.r * (1 - top.a), g: top.g * top.a + bottom.g * (1 - top.a),
+        b: top.b * top.a + bottom.b * (1 - top.a), a: 1});
+    const ratio = (x, y) => {
+        const [hi, lo] = [lum(x), lum(y)].sort((a, b) => b - a);
+        return (hi + 0.05) / (lo + 0.05);
+    };
+    const layers = (style) => style.backgroundImage !== "none"
+        ? rgb(style.backgroundImage) : rgb(style.backgroundColor).filter((c) => c.a > 0);
+    const behind = (el) => {  // the colours behind el's text, nearest first
+        const own = getComputedStyle(el, "::before");
+        if (own.content !== "none" && own.position === "absolute" && layers(own).length
+                && !layers(getComputedStyle(el)).length) return layers(own);
+        let under = [{r: 255, g: 255, b: 255, a: 1}];
+        const chain = [];
+        for (let e = el; e; e = e.parentElement) chain.unshift(e);
+        for (const e of chain) {
+            const found = layers(getComputedStyle(e));
+            if (found.length) under = found.flatMap((c) => under.map((u) => over(c, u)));
+        }
+        return under;
+    };
+    const bad = [];
+    const seen = new Set();
+    const walker = document.createTreeWalker(document.getElementById("replay"), NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const el = n.parentElement;
+        if (!n.textContent.trim() || seen.has(el)) continue;
+        seen.add(el);
+        const style = getComputedStyle(el);
+        if (!el.getClientRects().length || style.visibility === "hidden" || el.closest(".r-vh, :disabled, select")) continue;
+        let opacity = 1;
+        for (let e = el; e; e = e.parentElement) opacity *= Number(getComputedStyle(e).opacity);
+        const size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
+        const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+        for (const bg of behind(el)) {
+            const fg = rgb(style.color)[0];
+            const shown = over({...fg, a: fg.a * opacity}, bg);
+            const r = ratio(shown, bg);
+            if (r < need - 0.005) {
+                bad.push(`${el.className || el.tagName} "${n.textContent.trim().slice(0, 20)}" ` +
+                         `${r.toFixed(2)} < ${need}`);
+                break;
+            }
+        }
+    }
+    return bad;
+}"""
+
+
+def test_replay_text_contrast(browser: Browser, process_sandbox) -> None:
+    """Audit #10: zero counts faded by opacity (2.12:1, 2.41:1), white on
+    green prices and badges (3.55:1), the Gems and Event choice badges (3.64,
+    4.22), and the card colours behind their text, all at 4.5:1 now."""
+    page = browser.page
+    low: set[str] = set()
+    for match in (sd_match(), esr_match()):
+        for k in range(0, 7):
+            open_replay(page, match, match.steps * k // 6)
+            low.update(f"{match.game}: {text}" for text in page.evaluate(LOW_CONTRAST))
+    assert not low, "\n".join(sorted(low))
