@@ -15,7 +15,7 @@ import pytest
 from ladder import tasks
 from ladder.matches import create_match
 from ladder.models import Match
-from tests.browser.conftest import Browser, Page, expect
+from tests.browser.conftest import Browser, Page, expect, horizontal_overflow
 from tests.browser.test_match_page import ESR, SD, builtin_lineup, finished, with_names
 from tests.web.conftest import random_steps
 
@@ -502,3 +502,40 @@ def test_replay_text_contrast(browser: Browser, process_sandbox) -> None:
             open_replay(page, match, match.steps * k // 6)
             low.update(f"{match.game}: {text}" for text in page.evaluate(LOW_CONTRAST))
     assert not low, "\n".join(sorted(low))
+
+
+def test_splendor_duel_cards_fit_narrow_screens(browser: Browser, process_sandbox) -> None:
+    """At 640 px (200 % zoom) and 320 px some cards' prices were cut off, and
+    at 320 px the pyramid spilled out of its dark panel, leaving "Royal
+    cards" light on light at 1.6:1 (audit #9): at every step each card shows
+    all it holds and the panel holds all its cards."""
+    match = sd_match()
+    outside = """() => {
+        const viewer = document.getElementById("replay").gemReplay;
+        const out = [];
+        for (let k = 0; k < viewer.frames.length; k += 2) {
+            viewer.go(k, true);
+            const panel = document.querySelector(".sd-table").getBoundingClientRect();
+            for (const el of document.querySelectorAll(".sd-table *:not(.r-vh)")) {
+                const r = el.getBoundingClientRect();
+                if (r.width && (r.left < panel.left - 0.5 || r.right > panel.right + 0.5))
+                    out.push(`step ${k}: ${el.className || el.tagName} leaves the panel`);
+            }
+            for (const card of document.querySelectorAll(".sd-card:not(.sd-small)")) {
+                if (card.scrollHeight > card.clientHeight + 1)
+                    out.push(`step ${k}: ${card.dataset.card} cut off`);
+            }
+        }
+        return out.slice(0, 10);
+    }"""
+    for width in (640, 320):
+        context = browser.desktop_context.browser.new_context(
+            base_url=browser.base_url, viewport={"width": width, "height": 800}
+        )
+        page = context.new_page()
+        try:
+            open_replay(page, match, 0)
+            assert page.evaluate(outside) == [], width
+            assert horizontal_overflow(page) == 0
+        finally:
+            context.close()
