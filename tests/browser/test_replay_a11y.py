@@ -539,3 +539,26 @@ def test_splendor_duel_cards_fit_narrow_screens(browser: Browser, process_sandbo
             assert horizontal_overflow(page) == 0
         finally:
             context.close()
+
+
+def test_step_buttons_have_borders_at_3_to_1(browser: Browser, process_sandbox) -> None:
+    """The step buttons' borders were 1.64:1 on the page (audit #11; WCAG
+    1.4.11 asks 3:1 for a control's edge)."""
+    match = sd_match()
+    page = browser.page
+    open_replay(page, match, 5)
+    ratios = page.evaluate(
+        """() => {
+            const rgb = (s) => s.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+            const lum = (c) => c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+                .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+            const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+            const page = rgb(getComputedStyle(document.body).backgroundColor);
+            return ["first", "prev", "next", "last"].map((id) => {
+                const style = getComputedStyle(document.getElementById("replay-" + id));
+                const edge = rgb(style.borderTopColor);
+                return Math.min(ratio(edge, page), ratio(edge, rgb(style.backgroundColor)));
+            });
+        }"""
+    )
+    assert min(ratios) >= 3, ratios
