@@ -254,3 +254,33 @@ def test_viewer_partial_has_the_hooks(alice, bob) -> None:
         "ladder/_replay_viewer.html", {"match": match, "viewer_is_owner_of_seats": []}
     )
     assert "debug note" not in anonymous
+
+
+def test_match_page_names_the_seat_column(client, alice, bob) -> None:
+    """The seats table's first column was "#" with "seat" only in a tooltip
+    (accessibility audit #12)."""
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    match = create_match("splendor-duel", lineup)
+    html = client.get(reverse("match", args=[match.pk])).content.decode()
+    head = html[html.index('<table class="seats">') :]
+    head = head[: head.index("</thead>")]
+    assert '<th class="num">Seat</th>' in head and 'title="seat"' not in head
+
+
+def test_viewer_partial_for_keyboard_and_screen_readers(alice, bob) -> None:
+    """Accessibility audit #8, #14: nothing to press before there is a step,
+    one state per button, the step line is no live region (the hidden
+    status regions speak when told), and the help says where the keys work."""
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    match = create_match("splendor-duel", lineup)
+    html = render_to_string("ladder/_replay_viewer.html", {"match": match})
+    for hook in ("first", "prev", "play", "next", "last", "slider"):
+        tag = html[html.index(f'id="replay-{hook}"') :]
+        assert " disabled" in tag[: tag.index(">")], hook
+    assert "aria-pressed" not in html
+    action = html[html.index('id="replay-action"') :]
+    assert "aria-live" not in action[: action.index(">")]
+    assert 'id="replay-announce" role="status"' in html and 'id="replay-news" role="status"' in html
+    assert 'tabindex="-1"' in html[: html.index(">", html.index('id="replay"'))]
+    assert "while the focus is in the replay viewer" in html
+    assert "W white, B blue, G green, R red, K black, P pearl, Y gold" in html
