@@ -97,8 +97,6 @@
     return h("span", { class: "r-vh", text: text });
   }
 
-  GemReplay.vh = vh;
-
   /* "seat 2 takes …" → "carl-search takes …" */
   GemReplay.withNames = function (text, name) {
     return String(text || "").replace(/\bseat (\d+)\b/g, function (_, n) { return name(Number(n)); });

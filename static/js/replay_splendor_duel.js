@@ -62,13 +62,13 @@
     var act = parseAction(frame.action);
 
     /* a token with its letter; the words are the caller's */
-    function token(type, extra) {
-      return h("span", { class: "sd-token sd-t-" + type + (extra ? " " + extra : ""), title: type, "aria-hidden": "true", text: LETTERS[type] });
+    function token(type) {
+      return h("span", { class: "sd-token sd-t-" + type, title: type, "aria-hidden": "true", text: LETTERS[type] });
     }
 
     /* "4 white": the token and the count, read as number and colour */
-    function count(type, n, extra) {
-      return h("span", { class: "sd-count" + (n ? "" : " sd-zero") + (extra ? " " + extra : ""), "data-token": type },
+    function count(type, n) {
+      return h("span", { class: "sd-count" + (n ? "" : " sd-zero"), "data-token": type },
         token(type), String(n), vh(" " + type + ","));
     }
 
@@ -162,7 +162,7 @@
 
     var inBag = TOKENS.filter(function (t) { return v.bag[t]; });
     var bag = h("div", { class: "sd-bag", title: "tokens in the bag" }, h("span", { class: "sd-label", text: "Bag" }),
-      inBag.map(function (t) { return count(t, v.bag[t], "sd-mini"); }),
+      inBag.map(function (t) { return count(t, v.bag[t]); }),
       inBag.length ? null : h("span", { class: "sd-none", text: "empty" }));
 
     var boardBox = h("div", { class: "sd-board-box" },
