@@ -133,7 +133,8 @@ def test_a_failed_store_leaves_no_files(alice, media_dir, monkeypatch) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(bots_module, "_unpack", disk_full)
-    with pytest.raises(OSError, match="No space"):
+    # the server's fault, said as such (the API's 503), not an OSError's 500
+    with pytest.raises(bots_module.StorageFailure, match=r"\(No space left on device\)"):
         add_version(bot, "bot.py", RANDOM_BOT)
     assert bot.versions.count() == 0
     assert [p for p in media_dir.rglob("*") if p.is_file()] == []
