@@ -14,3 +14,6 @@ urlpatterns = [
     re_path(r"^api/", api_not_found),  # unknown API URLs get the API's JSON 404
     path("", include("ladder.urls")),
 ]
+
+# a database outage gets a 503 that says so; any other error the 500 page
+handler500 = "ladder.views.server_error"

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import connection
+from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, JsonResponse
 
 from arena import sandbox_status
@@ -17,6 +17,11 @@ from config.celery import app as celery_app
 from ladder.models import WorkerHeartbeat
 
 log = logging.getLogger(__name__)
+
+#: what a database outage looks like (server down or restarting, connection lost)
+DATABASE_AWAY = (OperationalError, InterfaceError)
+#: how soon a client may try again while the database is away (Retry-After)
+DATABASE_AWAY_RETRY_S = 30
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,6 @@ from celery.signals import worker_ready, worker_shutdown, worker_shutting_down
 from django.conf import settings
 from django.db import (
     DatabaseError,
-    InterfaceError,
-    OperationalError,
     close_old_connections,
     connection,
 )
@@ -22,6 +20,7 @@ from django.utils import timezone
 
 from arena import SystemFault, play_match, reap_sandboxes
 from ladder import selftest
+from ladder.health import DATABASE_AWAY
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, plays_matches, runner_request, take_unsent
 from ladder.models import Counter, LadderSettings, LiveStep, Match
@@ -44,10 +43,6 @@ PROCESS_STARTED = timezone.now()
 QUIET_MARGIN_S = 15
 
 
-#: what a database outage looks like (server restarting, connection lost)
-OUTAGES = (OperationalError, InterfaceError)
-
-
 def retry_database(what: str, fn, budget_s: float):
     """Call fn() until it gets through a database outage (PostgreSQL restarted),
     for at most budget_s; the last error is raised after that. Only a lost or
@@ -58,7 +53,7 @@ def retry_database(what: str, fn, budget_s: float):
     while True:
         try:
             return fn()
-        except OUTAGES as exc:
+        except DATABASE_AWAY as exc:
             if time.monotonic() + pause > deadline:
                 raise
             log.warning("%s: database unavailable (%s), retrying in %.1f s", what, exc, pause)
@@ -194,7 +189,7 @@ def _run_match(task, match_id: int) -> str:
             lambda: record_result(match_id, claim, result),
             RECORD_RETRY_S,
         )
-    except OUTAGES:
+    except DATABASE_AWAY:
         raise  # the database stayed away: the reaper gives the match back later
     except Exception as exc:  # a bug or broken data: count an attempt, never loop for ever
         log.exception("match %s: recording the result failed", match_id)

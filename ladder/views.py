@@ -7,6 +7,7 @@ size of the ladder; the helpers that make sure of it live in ladder/pages.py.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import timedelta
 
 from django.conf import settings
@@ -16,13 +17,16 @@ from django.db import DatabaseError
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.template import loader
 from django.utils import timezone
+from django.views import defaults
 from django.views.decorators.http import require_safe
 
 from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
+from ladder.api.errors import database_away
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
-from ladder.health import all_checks
+from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
 from ladder.pages import (
     H2H_SHOWN,
@@ -122,7 +126,25 @@ def status(request: HttpRequest) -> HttpResponse:
             "checks": [c.as_json(request.user.is_staff) for c in checks],
         }
         return JsonResponse(data, status=200 if ok else 503)
-    return render(request, "ladder/status.html", {"checks": checks, "ok": ok})
+    # the same status for people: a monitor that reads the page sees the outage
+    return render(
+        request, "ladder/status.html", {"checks": checks, "ok": ok}, status=200 if ok else 503
+    )
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """handler500. A database outage is no bug of the page: it gets a 503
+    that says so (templates/503.html, or the API's JSON error) with a
+    Retry-After, instead of "Server error". Django has logged the exception
+    already; it is still being handled here, so sys.exc_info() names it."""
+    if not isinstance(sys.exc_info()[1], DATABASE_AWAY):
+        return defaults.server_error(request)
+    if request.path_info.startswith("/api/"):
+        return database_away()
+    # no request context: its processors would read the database again
+    response = HttpResponse(loader.get_template("503.html").render(), status=503)
+    response["Retry-After"] = str(DATABASE_AWAY_RETRY_S)
+    return response
 
 
 def leaderboard(request: HttpRequest, game: str) -> HttpResponse:

@@ -23,6 +23,7 @@ from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError, StorageFailure
+from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S
 from ladder.tokens import HIDDEN_CATEGORIES
 from ladder.uploads import UploadError
 
@@ -217,6 +218,17 @@ def _storage_failure(request: HttpRequest, exc: StorageFailure) -> HttpResponse:
     return error_response(503, str(exc), headers={"Retry-After": "60"})
 
 
+def database_away() -> JsonResponse:
+    """The answer while the database is away, from any route (see also
+    ladder.views.server_error)."""
+    return error_response(
+        503,
+        "the database is not reachable just now; try again shortly (if you sent a change, "
+        "check whether it was made before you send it again)",
+        headers={"Retry-After": str(DATABASE_AWAY_RETRY_S)},
+    )
+
+
 def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
     if isinstance(exc, Http404):
         return error_response(404, "not found")
@@ -224,6 +236,11 @@ def _unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
         return error_response(403, str(exc) or "you may not do this")
     if isinstance(exc, RequestDataTooBig):
         return error_response(413, "the request body is too large")
+    if isinstance(exc, DATABASE_AWAY):
+        logger.error(
+            "API %s %s: the database is not reachable: %s", request.method, request.path, exc
+        )
+        return database_away()
     logger.exception("API error on %s %s", request.method, request.path)
     return error_response(500, "the server failed to handle this request; it has been logged")
 

@@ -56,6 +56,17 @@ COUNT_LIVE_REGIONS = """() => {
 }"""
 
 
+# Records every keydown once every handler has seen it: key, target, and
+# whether something prevented the default (the viewer's handler is on #replay,
+# so it has run by the time the event bubbles up to window).
+RECORD_KEYS = """() => {
+    window.__keys = [];
+    window.addEventListener("keydown", (event) => {
+        window.__keys.push([event.key, event.target.tagName, event.defaultPrevented]);
+    });
+}"""
+
+
 def live_match_with_steps(steps: int) -> Match:
     """A running match whose worker has played `steps` steps so far."""
     match = create_match(SD, builtin_lineup(SD, ["ruby-random", "opal-random"]))
@@ -98,15 +109,16 @@ def test_shortcuts_act_only_with_the_focus_in_the_viewer(browser: Browser, proce
     page = browser.page
     open_replay(page, match, 5)
     replay = page.locator("#replay")
-    assert page.evaluate("() => document.scrollingElement.scrollHeight > innerHeight + 200")
-
+    # Whether the page then scrolls is Chromium's business (and its timing
+    # made this test flaky); ours is that the viewer leaves the key alone: no
+    # step, no playback, and the default not prevented.
+    page.evaluate(RECORD_KEYS)
     page.evaluate("() => { document.activeElement.blur(); window.scrollTo(0, 0); }")
-    page.keyboard.press("End")
-    page.wait_for_function("() => window.scrollY > 0")
-    page.keyboard.press("Home")
-    page.wait_for_function("() => window.scrollY === 0")
-    page.keyboard.press(" ")
-    page.wait_for_function("() => window.scrollY > 0")
+    for key in ("End", "Home", " ", "ArrowRight", "ArrowLeft"):
+        page.keyboard.press(key)
+    assert page.evaluate("() => window.__keys") == [
+        [key, "BODY", False] for key in ("End", "Home", " ", "ArrowRight", "ArrowLeft")
+    ]
     expect(replay).to_have_attribute("data-step", "5")
     expect(replay).to_have_attribute("data-playing", "false")
 

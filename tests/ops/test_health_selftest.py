@@ -197,6 +197,75 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
     )
 
 
+def test_pages_and_the_api_say_the_database_is_away(tmp_path) -> None:
+    """With the database down every page answered the generic "Server
+    error" 500 (resilience QA): pages now answer a 503 that says the database
+    is away, the API its JSON `unavailable`, both with a Retry-After. Any
+    other error is still the 500 page."""
+    import json
+
+    from tests.config.test_settings import shell
+
+    code = (
+        "from django.test import Client;import json;"
+        "c=Client(HTTP_HOST='127.0.0.1', raise_request_exception=False);"
+        "c.cookies['sessionid']='a-session-the-database-would-have';"
+        "[print(json.dumps([u, r.status_code, r.get('Retry-After'), r.content.decode()])) "
+        "for u in ('/', '/games/splendor-duel/', '/bots/1/', '/upload/', "
+        "'/api/bots', '/api/me') for r in [c.get(u)]]"
+    )
+    out = shell(
+        code,
+        GEMARENA_VAR_DIR=str(tmp_path),
+        DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",  # nothing listens on port 1
+    )
+    answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("[")]
+    assert len(answers) == 6, out.stdout + out.stderr
+    for url, status, retry, body in answers:
+        assert (status, retry) == (503, "30"), (url, status, body[:300])
+        if url.startswith("/api/"):
+            error = json.loads(body)["error"]
+            assert error["code"] == "unavailable", url
+            assert error["message"].startswith("the database is not reachable"), url
+        else:
+            assert "<h1>Database unavailable</h1>" in body, url
+            assert 'href="/status/"' in body and "Server error" not in body, url
+            assert "127.0.0.1" not in body and "Traceback" not in body, url
+
+
+def test_other_errors_keep_the_500_page(client, settings) -> None:
+    """Only a database outage becomes the 503: a bug is still a 500."""
+    from django.db import IntegrityError, OperationalError
+    from django.urls import path
+
+    import config.urls
+    import ladder.urls
+
+    def broken(request, kind):
+        raise {"bug": RuntimeError, "constraint": IntegrityError, "away": OperationalError}[kind](
+            "no"
+        )
+
+    settings.DEBUG = False
+    settings.ROOT_URLCONF = type(
+        "urls",
+        (),
+        {
+            "urlpatterns": [path("broken/<str:kind>/", broken), *ladder.urls.urlpatterns],
+            "handler500": config.urls.handler500,
+        },
+    )
+    client.raise_request_exception = False
+    for kind, status, heading in (
+        ("bug", 500, "Server error"),
+        ("constraint", 500, "Server error"),
+        ("away", 503, "Database unavailable"),
+    ):
+        response = client.get(f"/broken/{kind}/")
+        assert response.status_code == status, kind
+        assert f"<h1>{heading}</h1>" in response.content.decode(), kind
+
+
 @pytest.mark.docker
 def test_docker_self_test_removes_stale_self_test_containers(media_dir) -> None:
     """A worker that died mid-self-test leaves a container; the next self-test
@@ -237,7 +306,9 @@ def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
     """Both pages are most needed exactly then. /status/ used to fail with a
     500 (the workers' check reads the database) and /healthz named host and
     port in public (found by a QA operator): both answer 503, and only
-    "not reachable" is said to anyone who is not staff."""
+    "not reachable" is said to anyone who is not staff. The page for people
+    answered 200 while it said the database was down; a monitor reading it
+    saw nothing wrong."""
     import json
 
     from tests.config.test_settings import shell
@@ -271,4 +342,4 @@ def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
         "error": "not reachable",
     }
     assert "127.0.0.1" not in lines[3] and "port" not in lines[3]
-    assert lines[4] == "200 True"  # the page for people shows the same
+    assert lines[4] == "503 True"  # the page for people shows the same
