@@ -26,7 +26,7 @@ def site(client: Client, alice, bob):
     a, b = make_bot(alice, "alice-a"), make_bot(bob, "bob-b")
     esr = make_bot(alice, "alice-a", game="edel-stein-reich")
     play([a, b], [1, 2])
-    play([b, a], [2, 1])
+    match = play([b, a], [2, 1])
     Rating.objects.filter(bot=a).update(
         fitted=1560, fitted_low=1500, fitted_high=1620, fitted_rank=1, provisional=True
     )
@@ -36,6 +36,7 @@ def site(client: Client, alice, bob):
     return {
         "bot": a,
         "esr": esr,
+        "match": match,
         "pending": pending,
         "pages": [
             "/",
@@ -45,6 +46,7 @@ def site(client: Client, alice, bob):
             f"/bots/{esr.pk}/",
             f"/bots/{a.pk}/versions/{pending.number}/",
             f"/bots/{a.pk}/challenge/",
+            f"/matches/{match.pk}/",
             "/queue/",
             "/status/",
             "/accounts/",
@@ -164,6 +166,13 @@ def test_no_column_is_left_out_on_a_phone(client: Client, site) -> None:
     assert account[:3] == ["Bot", "Game", "Active version"]
     versions = page(client, f"/bots/{bot.pk}/").find_all("th")
     assert "Uploaded" in [th.text() for th in versions]
+    # the match page left out think time and the Elo before the match
+    match = page(client, f"/matches/{site['match'].pk}/")
+    seats = [th.text() for th in match.find_all("th")]
+    assert seats == ["Seat", "Bot", "Rank", "Score", "Elo change", "Think time"]
+    cells = [[td.text() for td in tr.find_all("td")] for tr in match.find_all("tr")[1:]]
+    assert [row[5] for row in cells] == ["10 ms", "10 ms"]
+    assert all(re.fullmatch(r"1\d{3} [+−-]\d+\.\d", row[4]) for row in cells), cells
 
 
 def test_each_revoke_button_names_its_token(client: Client, site) -> None:
