@@ -235,8 +235,16 @@ def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, l
     expect(page.get_by_role("alert").get_by_role("link")).to_have_count(3)
     shoot(page, "a11y-upload-refused")
     page.get_by_role("link", name="Bot file: This field is required.").click()
-    page.keyboard.press("Tab")  # a link to a field moves the keyboard there
-    expect(page.locator("#id_file")).to_be_focused()
+    expect(page.locator("#id_file")).to_be_focused()  # the field, ready to correct
+    expect(page.locator("#id_file_label")).to_be_in_viewport()
+    # by keyboard too: Enter on each link focuses the field its label is for
+    links = page.get_by_role("alert").get_by_role("link")
+    for i in range(links.count()):
+        href = links.nth(i).get_attribute("href")
+        field = page.locator(href).get_attribute("for")
+        links.nth(i).focus()
+        page.keyboard.press("Enter")
+        assert page.evaluate("() => document.activeElement.id") == field, href
     expect(page.get_by_label("Drop main.py or a .zip here, or choose a file:")).to_have_attribute(
         "type", "file"
     )
