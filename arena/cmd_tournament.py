@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 import shutil
 import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import wait as futures_wait
 from pathlib import Path
 
 from arena.cmd_common import (
@@ -22,7 +24,9 @@ from arena.replay import save_replay
 from arena.runner import play_match
 from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
+from arena.sandboxes import check_local_sandbox, reap_sandboxes
 from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
+from sandbox import SandboxError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,11 +75,22 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         tc = settings["time"]
         if args.replays:
             make_replay_dir(args.replays)
-    except (BotNotFound, OptionError, ValueError) as exc:
+        # what would fail every match is told once, before the first
+        backend = check_local_sandbox(args.sandbox, bots)
+    except (BotNotFound, OptionError, ValueError, SandboxError) as exc:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
     labels = unique_labels([label for label, _ in bots])
     plan = schedule(len(bots), players, args.games, args.seed)
+    # this run's label on its containers: an interrupted run removes its own
+    instance = f"tournament-{secrets.token_hex(4)}"
+    print(f"sandbox: {backend}; {len(plan)} games", file=sys.stderr)
+    if args.games % players:
+        print(
+            f"note: --games {args.games} is not a multiple of the {players} seats: "
+            "the bots of a group do not sit in every seat equally often",
+            file=sys.stderr,
+        )
 
     def play(index: int) -> tuple[int, MatchResult]:
         pairing = plan[index]
@@ -88,15 +103,18 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
             memory_mib=settings["memory_mib"],
             sandbox=args.sandbox,
             match_id=f"t{index}",
+            instance=instance,
         )
         return index, play_match(request)
 
     standings = [Standing() for _ in bots]
-    pairs: list[tuple[int, int, float]] = []
+    games: list[list[tuple[int, int, float]]] = []
     errors = 0
+    stopped = ""  # why the run ended early
     t0 = time.monotonic()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(play, i) for i in range(len(plan))]
+    pool = ThreadPoolExecutor(args.jobs)
+    futures = [pool.submit(play, i) for i in range(len(plan))]
+    try:
         for done, future in enumerate(as_completed(futures), 1):
             try:
                 index, result = future.result()
@@ -106,29 +124,85 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
                 continue
             seats = plan[index].seats
             _count(standings, seats, result)
-            pairs += [(seats[a], seats[b], s) for a, b, s in pair_results(result.outcome.ranks)]
+            games.append(
+                [(seats[a], seats[b], s) for a, b, s in pair_results(result.outcome.ranks)]
+            )
             if args.replays:
-                save_replay(args.replays / f"{game.id}-{index:05d}.replay.json.gz", result.replay)
+                path = args.replays / f"{game.id}-{index:05d}.replay.json.gz"
+                try:
+                    save_replay(path, result.replay)
+                except OSError as exc:
+                    stopped = f"cannot write the replay {path}: {exc.strerror or exc}"
+                    break
             _progress(done, len(plan), t0)
-    print(file=sys.stderr)
-    elo, ci = fit_elo(len(bots), pairs)
-    print(f"{game.id}: {len(plan) - errors} games, {players} seats, {time.monotonic() - t0:.1f} s")
-    print_notice(game.id, options)
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+    finally:
+        _stop(pool, futures, instance if backend == "docker" else "")
+    if _progress_shown():
+        print(file=sys.stderr)
+    counted = len(games)
+    if stopped:
+        print(f"arena tournament: {stopped}: the standings of the {counted} games played so far:",
+              file=sys.stderr)  # fmt: skip
+    _print_table(game, options, players, labels, standings, games, time.monotonic() - t0)
+    if stopped:
+        return 130 if stopped == "interrupted" else 2
+    return 1 if errors else 0
+
+
+def _stop(pool: ThreadPoolExecutor, futures: list, instance: str) -> None:
+    """No new game starts; the games being played end. A second Ctrl-C while
+    they do removes this run's containers (`instance`; "" when it has none),
+    which ends them at once, instead of leaving them behind."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    running = [f for f in futures if not f.done()]
+    if not running:
+        return
     print(
-        f"{'bot':<28} {'games':>5} {'win rate':>8} {'1st alone':>9} {'95% CI':>13}"
-        f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'95% CI':>8}"
+        f"\nwaiting for the {len(running)} game(s) being played to end (Ctrl-C again to stop them)",
+        file=sys.stderr,
     )
-    order = sorted(range(len(bots)), key=lambda b: -elo[b])
+    try:
+        futures_wait(running)
+    except KeyboardInterrupt:
+        if instance:
+            removed = reap_sandboxes(older_than_s=0, instance=instance)
+            print(f"removed {len(removed)} container(s) of this run", file=sys.stderr)
+        futures_wait(running)  # their bots are gone: they end now
+
+
+def _print_table(game, options, players, labels, standings, games, seconds: float) -> None:
+    """The standings, best first; a bot with no game counted has no figures
+    and comes last."""
+    played = [b for b, st in enumerate(standings) if st.games]
+    index = {b: k for k, b in enumerate(played)}
+    elo, ci = fit_elo(len(played), [[(index[i], index[j], s) for i, j, s in g] for g in games])
+    counted = f"{len(games)} game{'' if len(games) == 1 else 's'}"
+    print(f"{game.id}: {counted}, {players} seats, {seconds:.1f} s")
+    print_notice(game.id, options)
+    width = max(28, *(len(label) for label in labels))
+    print(
+        f"{'bot':<{width}} {'games':>5} {'win rate':>8} {'1st alone':>9} {'(95% CI)':>13}"
+        f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'(±95%)':>7}"
+    )
+    order = sorted(played, key=lambda b: -elo[index[b]]) + [
+        b for b in range(len(standings)) if b not in index
+    ]
     for b in order:
         st = standings[b]
-        avg = st.rank_sum / st.games if st.games else 0.0
+        if b not in index:
+            print(
+                f"{labels[b]:<{width}} {0:>5} {'—':>8} {'—':>9} {'':>13} {'—':>8} {st.faults:>6} {'—':>6}"
+            )
+            continue
         lo, hi = wilson_interval(st.sole_firsts, st.games)
         interval = f"{lo * 100:.1f}–{hi * 100:.1f}%"
         print(
-            f"{labels[b]:<28} {st.games:>5} {st.win_rate:>8.1%} {st.sole_first_rate:>9.1%}"
-            f" {interval:>13} {avg:>8.2f} {st.faults:>6} {elo[b]:>6.0f} {'±':>2}{ci[b]:<5.0f}"
+            f"{labels[b]:<{width}} {st.games:>5} {st.win_rate:>8.1%} {st.sole_first_rate:>9.1%}"
+            f" {interval:>13} {st.rank_sum / st.games:>8.2f} {st.faults:>6}"
+            f" {elo[index[b]]:>6.0f} {'±' + format(ci[index[b]], '.0f'):>7}"
         )
-    return 1 if errors else 0
 
 
 def make_replay_dir(folder: Path) -> None:
@@ -158,7 +232,14 @@ def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResul
             st.faults += 1
 
 
+def _progress_shown() -> bool:
+    """The progress bar is drawn on a terminal only (no \\r lines in logs)."""
+    return sys.stderr.isatty()
+
+
 def _progress(done: int, total: int, t0: float) -> None:
+    if not _progress_shown():
+        return
     width = 30
     filled = width * done // total
     rate = done / max(time.monotonic() - t0, 1e-9)

@@ -76,7 +76,10 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
             workdir = Path(tempfile.mkdtemp(prefix="gemarena-bot-"))
             workdir.chmod(0o755)  # the sandbox user walks through it
         target = Path(tempfile.mkdtemp(prefix=path.stem + "-", dir=workdir))
-        shutil.copyfile(path, target / "main.py")
+        try:
+            shutil.copyfile(path, target / "main.py")
+        except OSError as exc:
+            raise BotNotFound(f"{arg}: cannot read it ({exc.strerror or exc})") from None
         target.chmod(0o755)  # bots run as an unprivileged user
         (target / "main.py").chmod(0o644)
         return path.stem, target

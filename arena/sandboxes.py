@@ -1,4 +1,5 @@
-"""Choosing the sandbox backend for matches, on behalf of the ladder.
+"""Choosing the sandbox backend for matches, on behalf of the ladder and of
+`arena tournament`.
 
 The ladder never imports `sandbox` itself (DESIGN.md: ladder → arena →
 sandbox); it asks here which backend a setting resolves to and whether it
@@ -43,6 +44,23 @@ def sandbox_status(requested: str) -> SandboxStatus:
     return SandboxStatus(
         requested, backend.name, backend.safe_for_untrusted, problem, docker_problem
     )
+
+
+def check_local_sandbox(requested: str, bots: Collection[tuple[str, Path]]) -> str:
+    """For a local run of many matches (`arena tournament`): the backend
+    `requested` resolves to, once it can run bots here and every bot's
+    directory is usable by it; SandboxError naming the problem otherwise,
+    so that it is told once instead of failing every match."""
+    backend = sandbox.get_backend(requested)
+    problem = backend.self_check()
+    if problem:
+        raise sandbox.SandboxError(f"the {backend.name} sandbox cannot run bots here: {problem}")
+    for label, path in bots:
+        try:
+            backend.check_bot_dir(path)
+        except sandbox.SandboxError as exc:
+            raise sandbox.SandboxError(f"{label}: {exc}") from None
+    return backend.name
 
 
 #: the echo bot of the self-test: answers every line with the same line

@@ -136,7 +136,9 @@ def test_tournament_table(capsys) -> None:
                  "--jobs", "2", "--sandbox", "process"])  # fmt: skip
     captured = capsys.readouterr()
     assert code == 0
-    assert "4/4" in captured.err
+    assert "sandbox: process; 4 games" in captured.err
+    assert "\r" not in captured.err  # no progress bar where stderr is no terminal
+    assert captured.out.startswith("splendor-duel: 4 games, 2 seats")
     assert "Elo" in captured.out and "builtin:random#2" in captured.out
 
 
