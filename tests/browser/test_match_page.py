@@ -10,7 +10,6 @@ Screenshots go to test-artifacts/screenshots/ (match-page-*).
 from __future__ import annotations
 
 import re
-import statistics
 
 import pytest
 from django.db.models import F
@@ -290,31 +289,45 @@ def test_playback_speed_focus_and_keyboard(browser: Browser, process_sandbox) ->
     expect(replay).to_have_attribute("data-step", "0")
     expect(page.locator("#replay-next")).to_be_focused()
 
-    # a step every 250 ms at 4×, however long the drawing takes (here 150 ms)
+    # a step every 250 ms at 4×, however long the drawing takes (here 150 ms):
+    # the wait set after each drawing is what is left of the 250 ms, at most
+    # 100 ms. (Measured gaps between steps flaked on a loaded machine; the
+    # waits do not depend on the load: a late tick only shortens them.)
     page.evaluate(
         """() => {
             const renderer = GemReplay.renderers["splendor-duel"];
             const draw = renderer.render;
+            window.__waits = [];
+            window.__drawn = false;
             renderer.render = function () {
                 const t = performance.now();
                 draw.apply(this, arguments);
                 while (performance.now() - t < 150) { /* a slow machine */ }
+                window.__drawn = true;
             };
-            window.__ticks = [];
-            new MutationObserver(() => window.__ticks.push(performance.now()))
-                .observe(document.getElementById("replay"), {attributeFilter: ["data-step"]});
+            // the timers set by a timer's callback after it drew: the next step's
+            let inTimer = false;
+            const setTimer = window.setTimeout;
+            window.setTimeout = function (fn, ms) {
+                if (inTimer && window.__drawn) window.__waits.push(ms);
+                window.__drawn = false;
+                return setTimer.call(window, function () {
+                    inTimer = true;
+                    window.__drawn = false;
+                    try { fn(); } finally { inTimer = false; }
+                }, ms);
+            };
         }"""
     )
     page.locator("#replay-speed").select_option("250")
     page.locator("#replay-play").focus()
     page.keyboard.press(" ")
     expect(replay).to_have_attribute("data-playing", "true")
-    page.wait_for_function("() => window.__ticks.length >= 9")
+    page.wait_for_function("() => window.__waits.length >= 8")
     page.keyboard.press(" ")
     expect(replay).to_have_attribute("data-playing", "false")
-    ticks = page.evaluate("() => window.__ticks")
-    gaps = [b - a for a, b in zip(ticks[1:9], ticks[2:9], strict=False)]
-    assert statistics.median(gaps) < 320, f"ms between steps at 4× (250 ms): {gaps}"
+    waits = page.evaluate("() => window.__waits")
+    assert max(waits) <= 105, f"ms waited after a 150 ms drawing at 4× (250 ms): {waits}"
 
 
 def test_debug_note_labels_for_owner_and_staff(
