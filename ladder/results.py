@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
-from arena import replay_to_bytes
+from arena import ReplayError, replay_from_bytes, replay_to_bytes
 from ladder.models import (
     Bot,
     BotVersion,
@@ -47,6 +47,32 @@ SEAT_RESULT_FIELDS = (
 )
 
 log = logging.getLogger(__name__)
+
+#: what users are told about a replay file that is gone or damaged (the
+#: server's path and error are for the log only)
+REPLAY_UNAVAILABLE = "the replay file of this match is missing or damaged on the server"
+
+
+class ReplayUnavailable(Exception):
+    """A match's replay file cannot be read (lost in a restore, damaged)."""
+
+
+def stored_replay(match: Match) -> tuple[bytes, dict]:
+    """The replay file of a match that has one, as stored and decoded;
+    ReplayUnavailable (logged with the cause for the operator) when it is
+    missing or cannot be read."""
+    try:
+        with match.replay.open("rb") as handle:
+            data = handle.read()
+        return data, replay_from_bytes(data)
+    except (OSError, ReplayError) as exc:
+        log.error("match %s: its replay %s cannot be read: %s", match.pk, match.replay.name, exc)
+        raise ReplayUnavailable(REPLAY_UNAVAILABLE) from exc
+
+
+def replay_present(match: Match) -> bool:
+    """Whether the match's replay file is where its row says (one stat)."""
+    return bool(match.replay) and match.replay.storage.exists(match.replay.name)
 
 
 #: control characters a bot may write, shown as visible pictures: PostgreSQL

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.views import defaults
 from django.views.decorators.http import require_safe
 
-from arena import OptionError, ReplayError, get_game, replay_from_bytes, replay_to_bytes
+from arena import OptionError, get_game, replay_to_bytes
 from ladder.api.errors import database_away
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
@@ -42,6 +42,7 @@ from ladder.pages import (
     trends,
     with_tables,
 )
+from ladder.results import ReplayUnavailable, replay_present, stored_replay
 
 LEADERBOARD_PAGE_SIZE = 50
 HOME_TOP = 5
@@ -287,6 +288,8 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             s.seat for s in seats if user.is_authenticated and s.version.bot.owner_id == user.pk
         ],
         "faults": [s for s in seats if s.fault],
+        # a finished match whose file is gone (lost in a restore, say)
+        "replay_missing": match.is_done and bool(match.replay) and not replay_present(match),
     }
     return render(request, "ladder/match.html", ctx)
 
@@ -298,11 +301,9 @@ def match_replay(request: HttpRequest, match_id: int) -> HttpResponse:
     if not match.replay:
         raise Http404("This match has no replay (it has not finished).")
     try:
-        with match.replay.open("rb") as handle:
-            data = handle.read()
-        replay = replay_from_bytes(data)
-    except (OSError, ReplayError) as exc:
-        raise Http404(f"The replay of match {match.pk} cannot be read: {exc}") from None
+        data, replay = stored_replay(match)
+    except ReplayUnavailable as exc:
+        raise Http404(f"Match {match.pk}: {exc}.") from None
     user = request.user
     owners = MatchSeat.objects.filter(match=match).values_list("seat", "version__bot__owner_id")
     allowed = {

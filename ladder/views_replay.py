@@ -28,8 +28,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 
-from arena import ReplayError, get_game, replay_from_bytes, spectator_frames
+from arena import get_game, spectator_frames
 from ladder.models import LiveStep, Match
+from ladder.results import ReplayUnavailable, stored_replay
 
 #: bump when the cached frame document changes shape
 CACHE_FORMAT = 1
@@ -85,8 +86,7 @@ def cache_key(match: Match) -> str:
 
 def derive(match: Match) -> dict[str, Any]:
     """Public frames plus every seat's notes, straight from the replay file."""
-    with match.replay.open("rb") as stream:
-        replay = replay_from_bytes(stream.read())
+    _, replay = stored_replay(match)
     frames = spectator_frames(replay, notes_for=range(len(replay["seats"])))
     notes = []
     for frame in frames:
@@ -159,7 +159,7 @@ def frames(request: HttpRequest, match_id: int) -> JsonResponse:
         return JsonResponse(head, status=404)
     try:
         document = cached_frames(match)
-    except (ReplayError, OSError) as exc:
+    except ReplayUnavailable as exc:
         head["error"] = f"the replay cannot be shown: {exc}"
         return JsonResponse(head, status=410)
     allowed = set(note_seats(request.user, match))

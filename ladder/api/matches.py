@@ -6,7 +6,7 @@ from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Status
 
-from arena import ReplayError, replay_from_bytes, replay_to_bytes
+from arena import replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.bots import get_or_404
 from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
@@ -23,6 +23,7 @@ from ladder.api.schemas import (
 )
 from ladder.challenges import ChallengeError, create_challenge
 from ladder.models import Match, MatchSeat
+from ladder.results import ReplayUnavailable, stored_replay
 
 router = Router(tags=["matches"], auth=PUBLIC)
 
@@ -88,23 +89,21 @@ def match_replay(request: HttpRequest, match_id: int):
     match = get_or_404(matches_queryset(), match_id, "match")
     if not match.replay:
         raise ApiError(409, f"match {match.pk} has no replay (status: {match.status})")
-    with match.replay.open("rb") as stream:
-        data = stream.read()
+    try:
+        data, replay = stored_replay(match)
+    except ReplayUnavailable as exc:
+        raise ApiError(404, f"match {match.pk}: {exc}") from None
     viewer = caller(request)
     seats = list(match.seats.all())
     hidden = {s.seat for s in seats if not sees_private(viewer, s.version.bot)}
     if hidden:
-        data = _without_notes(data, hidden)
+        data = _without_notes(replay, hidden)
     response = HttpResponse(data, content_type="application/gzip")
     response["Content-Disposition"] = f'attachment; filename="match-{match.pk}.replay.json.gz"'
     return response
 
 
-def _without_notes(data: bytes, seats: set[int]) -> bytes:
-    try:
-        replay = replay_from_bytes(data)
-    except ReplayError as exc:
-        raise ApiError(500, f"the stored replay cannot be read: {exc}") from None
+def _without_notes(replay: dict, seats: set[int]) -> bytes:
     for step in replay.get("steps", []):
         if step.get("seat") in seats:
             step.pop("note", None)
