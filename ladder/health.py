@@ -52,6 +52,40 @@ def check_database() -> Check:
     return Check("Database", True, vendor, staff_detail=f"at {where}")
 
 
+#: set once this process has seen every migration applied: the schema does
+#: not go back under a running process, so later checks cost nothing
+_schema_current = False
+
+
+def pending_migrations() -> list[str]:
+    """The migrations this code has that the database lacks ([] once it is
+    up to date). New code on an old schema fails every page that reads a
+    new column, while the database itself answers (found by a QA operator
+    who reloaded instead of restarting, so migrate never ran)."""
+    global _schema_current
+    if _schema_current:
+        return []
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    pending = [f"{m.app_label}.{m.name}" for m, backwards in plan if not backwards]
+    _schema_current = not pending
+    return pending
+
+
+def check_schema() -> Check:
+    pending = pending_migrations()
+    if not pending:
+        return Check("Database schema", True, "every migration applied")
+    return Check(
+        "Database schema",
+        False,
+        f"{len(pending)} migration(s) not applied: run `manage.py migrate`",
+        staff_detail=", ".join(pending),
+    )
+
+
 def check_broker() -> Check:
     url = settings.CELERY_BROKER_URL
     kind = "redis" if url.startswith("redis") else "local filesystem broker"
@@ -141,9 +175,10 @@ def _unless_database_away(check: Callable[[], Check | tuple[Check, ...]], *names
 
 def all_checks() -> list[Check]:
     database = check_database()
+    (schema,) = _unless_database_away(check_schema, "Database schema")
     sandbox_check, docker_check = _unless_database_away(check_sandbox, "Sandbox", "Docker engine")
     (workers,) = _unless_database_away(check_workers, "Workers")
-    return [database, check_broker(), docker_check, sandbox_check, workers]
+    return [database, schema, check_broker(), docker_check, sandbox_check, workers]
 
 
 # --- /healthz: cheap liveness for load balancers and orchestrators -------------
@@ -196,8 +231,10 @@ def ping_database() -> str:
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when the database and the broker answer, else 503; JSON either way.
-    Two round trips, no template, no session: cheap enough to poll often.
+    """200 when the database and the broker answer and every migration is
+    applied, else 503; JSON either way. Two round trips, no template, no
+    session: cheap enough to poll often (the migrations are read until they
+    are all applied, then never again by this process).
     It is public, so what failed is named but the driver's error text (hosts,
     ports, paths) goes to the log, as /status/ keeps it for staff."""
     parts = {}
@@ -211,6 +248,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
         }
         if problem:
             log.warning("healthz: %s not reachable: %s", name, problem[:300])
+    if parts["database"]["ok"]:
+        try:
+            pending = len(pending_migrations())
+        except Exception as exc:  # the database went away meanwhile: said above next time
+            log.warning("healthz: cannot read the migrations: %s", str(exc)[:300])
+            pending = -1
+        parts["schema"] = {"ok": pending == 0, "pending_migrations": pending}
     ok = all(p["ok"] for p in parts.values())
     response = JsonResponse({"ok": ok, **parts}, status=200 if ok else 503)
     response["Cache-Control"] = "no-store"

@@ -73,3 +73,29 @@ def test_home_lists_both_games(client: Client) -> None:
     text = client.get("/").content.decode()
     assert "Splendor Duel" in text
     assert "Edel, Stein" in text
+
+
+@pytest.mark.django_db
+def test_new_code_on_an_old_schema_is_not_healthy(client: Client, monkeypatch) -> None:
+    """A reload without `migrate` ran new code on the old schema: every page
+    failed while /healthz said 200 (QA operator). A migration this code has
+    and the database lacks now fails /healthz and /status/."""
+    from django.db.migrations.recorder import MigrationRecorder
+
+    from ladder import health
+
+    monkeypatch.setattr(health, "_schema_current", False)
+    assert client.get("/healthz").json()["schema"] == {"ok": True, "pending_migrations": 0}
+    latest = MigrationRecorder.Migration.objects.filter(app="ladder").order_by("-name").first()
+    latest.delete()  # as if this migration had not run (rolled back with the test)
+    monkeypatch.setattr(health, "_schema_current", False)
+
+    health_answer = client.get("/healthz")
+    assert health_answer.status_code == 503
+    assert health_answer.json()["schema"] == {"ok": False, "pending_migrations": 1}
+    status = client.get("/status/?format=json")
+    assert status.status_code == 503
+    schema = next(c for c in status.json()["checks"] if c["name"] == "Database schema")
+    assert schema["ok"] is False
+    assert schema["detail"] == "1 migration(s) not applied: run `manage.py migrate`"
+    assert "Database schema" in client.get("/status/").content.decode()
