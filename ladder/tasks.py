@@ -322,15 +322,10 @@ def reap_stale_matches(older_than_s: float | None = None) -> int:
     unsent = take_unsent()
     resend_all = forgot or unsent
     long_ago = timezone.now() - timedelta(seconds=2 * settings.MATCH_STALE_SECONDS)
-    queued = Match.objects.filter(status=Match.Status.QUEUED)
-    if not resend_all:
-        queued = queued.filter(created_at__lt=long_ago)
-    forgotten = list(queued.order_by("pk").values_list("pk", "kind")[:5000])
-    if resend_all and forgotten:
+    sent = resend_queued(None if resend_all else long_ago)
+    if resend_all and sent:
         why = "the broker lost its messages" if forgot else "sends failed while the broker was down"
-        log.warning("%s: sending %s queued matches again", why, len(forgotten))
-    for match_id, kind in forgotten:
-        enqueue(match_id, kind)
+        log.warning("%s: sent %s queued matches again", why, sent)
     # Containers older than a stale heartbeat, but never those of a match
     # still being played: a long match is not a lost one, and removing its
     # containers would have charged the seat being waited on with a crash.
@@ -382,6 +377,20 @@ def release_lost_matches(lost: dict, reason: str) -> int:
         log.warning("match %s: %s, back to the queue", match_id, reason)
         enqueue(match_id, kind)
     return released
+
+
+def resend_queued(created_before=None, limit: int = 5000) -> int:
+    """Send the queued matches (those created before `created_before`, when
+    given; the oldest `limit`) to the broker again; how many. Harmless for a
+    match whose message is still there: its second delivery finds it
+    claimed. Also `manage.py resend_queued`, after a database restore."""
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    if created_before is not None:
+        queued = queued.filter(created_at__lt=created_before)
+    forgotten = list(queued.order_by("pk").values_list("pk", "kind")[:limit])
+    for match_id, kind in forgotten:
+        enqueue(match_id, kind)
+    return len(forgotten)
 
 
 def broker_forgot_messages() -> bool:
