@@ -29,8 +29,19 @@ from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_i
 from sandbox import SandboxError
 
 
+EPILOG = """\
+The table, best first: games counted (system faults are not); win rate (rank 1,
+shared firsts split); 1st alone (ahead of every other seat) with its 95% Wilson
+interval; average rank; games with a fault; a local Elo (mean 1500, Bradley-Terry
+over every pair of seats) with half its 95% interval. Ctrl-C starts no new game
+and prints the standings so far; a second one ends the running games at once.
+Details: docs/bots.md."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game")
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("game", help="the game's id (`arena games` lists them)")
     parser.add_argument(
         "bots", nargs="+", metavar="BOT", help="directory, .py file or builtin:NAME"
     )
@@ -39,7 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players", type=int, default=None, help="seats per game (default: the game's smallest)"
     )
     parser.add_argument("--jobs", "-j", type=int, default=1, help="matches played at once")
-    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the first game's seed; the next seeds follow it (seed, seed+1, …). It fixes "
+        "the engine's deal and draws, not the bots' own randomness",
+    )
     parser.add_argument(
         "--replays",
         type=Path,
