@@ -28,7 +28,6 @@ from arena.sandboxes import check_local_sandbox, reap_sandboxes
 from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
 from sandbox import SandboxError
 
-
 EPILOG = """\
 The table, best first: games counted (system faults are not); win rate (rank 1,
 shared firsts split); 1st alone (ahead of every other seat) with its 95% Wilson
