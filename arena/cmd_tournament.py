@@ -98,6 +98,18 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         return 2
     labels = unique_labels([label for label, _ in bots])
     plan = schedule(len(bots), players, args.games, args.seed)
+    if args.replays:
+        taken = [
+            p for i in range(len(plan)) if (p := replay_path(args.replays, game.id, i)).exists()
+        ]
+        if taken:
+            print(
+                f"arena tournament: --replays {args.replays} already holds {len(taken)} of this "
+                f"run's replay names ({taken[0].name}, …), from an earlier run: give a new or "
+                "empty folder, so that nothing is overwritten",
+                file=sys.stderr,
+            )
+            return 2
     # this run's label on its containers: an interrupted run removes its own
     instance = f"tournament-{secrets.token_hex(4)}"
     print(f"sandbox: {backend}; {len(plan)} games", file=sys.stderr)
@@ -144,7 +156,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
                 [(seats[a], seats[b], s) for a, b, s in pair_results(result.outcome.ranks)]
             )
             if args.replays:
-                path = args.replays / f"{game.id}-{index:05d}.replay.json.gz"
+                path = replay_path(args.replays, game.id, index)
                 try:
                     save_replay(path, result.replay)
                 except OSError as exc:
@@ -219,6 +231,10 @@ def _print_table(game, options, players, labels, standings, games, seconds: floa
             f" {interval:>13} {st.rank_sum / st.games:>8.2f} {st.faults:>6}"
             f" {elo[index[b]]:>6.0f} {'±' + format(ci[index[b]], '.0f'):>7}"
         )
+
+
+def replay_path(folder: Path, game: str, index: int) -> Path:
+    return folder / f"{game}-{index:05d}.replay.json.gz"
 
 
 def make_replay_dir(folder: Path) -> None:

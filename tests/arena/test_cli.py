@@ -222,6 +222,13 @@ def test_tournament_creates_the_replay_folder(tmp_path: Path, capsys) -> None:
     assert main(["tournament", "splendor-duel", "builtin:greedy", "builtin:random", "--games", "1",
                  "--sandbox", "process", "--replays", str(folder)]) == 0  # fmt: skip
     assert [p.name for p in folder.iterdir()] == ["splendor-duel-00000.replay.json.gz"]
+    # a second run into the same folder would overwrite the first's replays
+    first = (folder / "splendor-duel-00000.replay.json.gz").read_bytes()
+    capsys.readouterr()
+    assert main(["tournament", "splendor-duel", "builtin:random", "builtin:random", "--games", "1",
+                 "--sandbox", "process", "--replays", str(folder)]) == 2  # fmt: skip
+    assert "already holds 1 of this run's replay names" in capsys.readouterr().err
+    assert (folder / "splendor-duel-00000.replay.json.gz").read_bytes() == first
 
 
 @pytest.mark.parametrize(
