@@ -90,6 +90,10 @@ def match_settings(args: argparse.Namespace, game: str) -> dict[str, Any]:
         options = {**ladder["options"], **options}
         limits = {k: ladder[k] if v is None else v for k, v in limits.items()}
     limits = {k: UNSET_LIMITS[k] if v is None else v for k, v in limits.items()}
+    for name, least in (("startup_ms", 1), ("move_ms", 1), ("bank_ms", 0)):
+        if limits[name] < least:  # said with the option's name, not TimeControl's
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} {limits[name]}: give at least {least} (milliseconds)")
     time = TimeControl(limits["startup_ms"], limits["move_ms"], limits["bank_ms"])
     if limits["memory_mib"] is not None:  # refused here, before any match starts
         sandbox_limits({"memory_mib": limits["memory_mib"]}, time)

@@ -340,3 +340,23 @@ def test_local_results_of_edel_stein_reich_say_they_use_house_values(tmp_path, c
     assert "note: Plays with house values" in capsys.readouterr().out
     assert main(["play", "splendor-duel", *three[:2], "--sandbox", "process", "--no-replay"]) == 0
     assert "note:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["play", "tournament"])
+@pytest.mark.parametrize(
+    "flag, value, least", [("--move-ms", "0", 1), ("--startup-ms", "-1", 1), ("--bank-ms", "-5", 0)]
+)
+def test_time_limits_below_their_floor_name_the_option(
+    command, flag, value, least, capsys, monkeypatch
+) -> None:
+    """--move-ms 0 said "TimeControl.startup_ms and move_ms must be positive"
+    (QA organizer): the message names the option the user typed."""
+    from importlib import import_module
+
+    _no_match_may_be_played(monkeypatch, import_module(f"arena.cmd_{command}"))
+    argv = [command, "splendor-duel", "builtin:greedy", "builtin:random", "--sandbox", "process",
+            flag, value, *(["--no-replay"] if command == "play" else ["--games", "1"])]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} {value}: give at least {least} (milliseconds)" in err
+    assert "TimeControl" not in err
