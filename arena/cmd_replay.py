@@ -48,6 +48,10 @@ def _show(args: argparse.Namespace) -> int:
     try:
         replay = load_replay(args.file)
         labels = replay["seats"]
+        steps = len(replay["steps"])
+        if args.step is not None and not 0 <= args.step <= steps:
+            # before any output: a caller sees the error alone
+            raise ReplayError(f"step {args.step} is outside 0..{steps}")
         print(f"{replay['game']} (rules {replay['rules_version']}), seed {replay['seed']}, "
               f"{len(replay['steps'])} steps")  # fmt: skip
         print_notice(replay["game"], replay.get("options"))

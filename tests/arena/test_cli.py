@@ -360,3 +360,17 @@ def test_time_limits_below_their_floor_name_the_option(
     err = capsys.readouterr().err
     assert f"{flag} {value}: give at least {least} (milliseconds)" in err
     assert "TimeControl" not in err
+
+
+def test_replay_show_of_a_step_out_of_range_prints_only_the_error(tmp_path: Path, capsys) -> None:
+    """The match's header came first, then the error (QA organizer)."""
+    replay = tmp_path / "m.json.gz"
+    assert main(["play", "splendor-duel", "builtin:random", "builtin:random",
+                 "--sandbox", "process", "--out", str(replay)]) == 0  # fmt: skip
+    steps = len(load_replay(replay)["steps"])
+    capsys.readouterr()
+    assert main(["replay", "show", "--step", str(steps + 1), str(replay)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == f"arena replay: step {steps + 1} is outside 0..{steps}\n"
+    assert main(["replay", "show", "--step", str(steps), str(replay)]) == 0
