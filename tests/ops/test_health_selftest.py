@@ -197,14 +197,24 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
     )
 
 
+def with_the_database_away(code: str, var_dir):
+    """Run `code` in `manage.py shell` against a PostgreSQL that is not there."""
+    from tests.config.test_settings import shell
+
+    # nothing listens on port 1
+    return shell(
+        code,
+        GEMARENA_VAR_DIR=str(var_dir),
+        DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",
+    )
+
+
 def test_pages_and_the_api_say_the_database_is_away(tmp_path) -> None:
     """With the database down every page answered the generic "Server
     error" 500 (resilience QA): pages now answer a 503 that says the database
     is away, the API its JSON `unavailable`, both with a Retry-After. Any
     other error is still the 500 page."""
     import json
-
-    from tests.config.test_settings import shell
 
     code = (
         "from django.test import Client;import json;"
@@ -214,11 +224,7 @@ def test_pages_and_the_api_say_the_database_is_away(tmp_path) -> None:
         "for u in ('/', '/games/splendor-duel/', '/bots/1/', '/upload/', "
         "'/api/bots', '/api/me') for r in [c.get(u)]]"
     )
-    out = shell(
-        code,
-        GEMARENA_VAR_DIR=str(tmp_path),
-        DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",  # nothing listens on port 1
-    )
+    out = with_the_database_away(code, tmp_path)
     answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("[")]
     assert len(answers) == 6, out.stdout + out.stderr
     for url, status, retry, body in answers:
@@ -311,19 +317,13 @@ def test_status_and_healthz_answer_while_the_database_is_away(tmp_path) -> None:
     saw nothing wrong."""
     import json
 
-    from tests.config.test_settings import shell
-
     code = (
         "from django.test import Client;import json;c=Client(HTTP_HOST='127.0.0.1');"
         "r=c.get('/status/?format=json');print(r.status_code);print(r.content.decode());"
         "h=c.get('/healthz');print(h.status_code);print(h.content.decode());"
         "p=c.get('/status/');print(p.status_code, 'unknown: the database' in p.content.decode())"
     )
-    out = shell(
-        code,
-        GEMARENA_VAR_DIR=str(tmp_path),
-        DATABASE_URL="postgres://nobody:secret@127.0.0.1:1/gone",  # nothing listens on port 1
-    )
+    out = with_the_database_away(code, tmp_path)
     lines = out.stdout.splitlines()
     assert lines[0] == "503", out.stdout + out.stderr
     checks = {c["name"]: c for c in json.loads(lines[1])["checks"]}
