@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
                 index, result = future.result()
             except SystemFault as exc:
                 errors += 1
-                print(f"\nsystem fault (match not counted): {exc}", file=sys.stderr)
+                print(f"{_after_bar()}system fault (match not counted): {exc}", file=sys.stderr)
                 continue
             seats = plan[index].seats
             _count(standings, seats, result)
@@ -188,7 +188,8 @@ def _stop(pool: ThreadPoolExecutor, futures: list, instance: str) -> None:
     if not running:
         return
     print(
-        f"\nwaiting for the {len(running)} game(s) being played to end (Ctrl-C again to stop them)",
+        f"{_after_bar()}waiting for the {len(running)} game(s) being played to end "
+        "(Ctrl-C again to stop them)",
         file=sys.stderr,
     )
     try:
@@ -267,6 +268,11 @@ def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResul
 def _progress_shown() -> bool:
     """The progress bar is drawn on a terminal only (no \\r lines in logs)."""
     return sys.stderr.isatty()
+
+
+def _after_bar() -> str:
+    """A new line after the progress bar, where there is one."""
+    return "\n" if _progress_shown() else ""
 
 
 def _progress(done: int, total: int, t0: float) -> None:
