@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import secrets
 import shutil
 import sys
@@ -62,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="write every replay into this directory (created if missing)",
     )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the standings and every counted game (seed, bots by seat, ranks, "
+        "faults) to FILE as JSON",
+    )
     add_match_arguments(parser)
 
 
@@ -91,6 +100,8 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         tc = settings["time"]
         if args.replays:
             make_replay_dir(args.replays)
+        if args.json and (args.json.is_dir() or not args.json.parent.is_dir()):
+            raise ValueError(f"--json {args.json}: give a file in an existing directory")
         # what would fail every match is told once, before the first
         backend = check_local_sandbox(args.sandbox, bots)
     except (BotNotFound, OptionError, ValueError, SandboxError) as exc:
@@ -137,6 +148,7 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
 
     standings = [Standing() for _ in bots]
     games: list[list[tuple[int, int, float]]] = []
+    records: list[dict] = []  # every counted game, for --json
     errors = 0
     stopped = ""  # why the run ended early
     t0 = time.monotonic()
@@ -152,6 +164,16 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
                 continue
             seats = plan[index].seats
             _count(standings, seats, result)
+            records.append(
+                {
+                    "index": index,
+                    "seed": plan[index].seed,
+                    "bots": [labels[b] for b in seats],
+                    "ranks": list(result.outcome.ranks),
+                    "faults": [f.kind.value if f else None for f in result.faults],
+                    "reason": result.outcome.reason,
+                }
+            )
             games.append(
                 [(seats[a], seats[b], s) for a, b, s in pair_results(result.outcome.ranks)]
             )
@@ -173,7 +195,30 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
     if stopped:
         print(f"arena tournament: {stopped}: the standings of the {counted} games played so far:",
               file=sys.stderr)  # fmt: skip
-    _print_table(game, options, players, labels, standings, games, time.monotonic() - t0)
+    rows = standings_rows(labels, standings, games)
+    _print_table(game, options, players, len(games), rows, time.monotonic() - t0)
+    if args.json:
+        document = {
+            "game": game.id,
+            "seats": players,
+            "options": options,
+            "time": tc.to_json(),
+            "memory_mib": settings["memory_mib"],
+            "sandbox": backend,
+            "first_seed": args.seed,
+            "games_per_group": args.games,
+            "planned": len(plan),
+            "counted": len(games),
+            "system_faults": errors,
+            "stopped": stopped or None,
+            "standings": rows,
+            "games": sorted(records, key=lambda g: g["index"]),
+        }
+        try:
+            args.json.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            print(f"arena tournament: --json {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if stopped:
         return 130 if stopped == "interrupted" else 2
     return 1 if errors else 0
@@ -201,36 +246,59 @@ def _stop(pool: ThreadPoolExecutor, futures: list, instance: str) -> None:
         futures_wait(running)  # their bots are gone: they end now
 
 
-def _print_table(game, options, players, labels, standings, games, seconds: float) -> None:
-    """The standings, best first; a bot with no game counted has no figures
-    and comes last."""
+def standings_rows(labels: list[str], standings: list[Standing], games) -> list[dict]:
+    """One row a bot, best first, as the table and --json give them; a bot
+    with no game counted has no figures (None) and comes last."""
     played = [b for b, st in enumerate(standings) if st.games]
     index = {b: k for k, b in enumerate(played)}
     elo, ci = fit_elo(len(played), [[(index[i], index[j], s) for i, j, s in g] for g in games])
-    counted = f"{len(games)} game{'' if len(games) == 1 else 's'}"
-    print(f"{game.id}: {counted}, {players} seats, {seconds:.1f} s")
+    order = sorted(played, key=lambda b: -elo[index[b]])
+    order += [b for b in range(len(standings)) if b not in index]
+    rows = []
+    for b in order:
+        st = standings[b]
+        row = {"bot": labels[b], "games": st.games, "faults": st.faults}
+        if b in index:
+            lo, hi = wilson_interval(st.sole_firsts, st.games)
+            row |= {
+                "win_rate": st.win_rate,
+                "first_alone": st.sole_first_rate,
+                "first_alone_ci95": [lo, hi],
+                "avg_rank": st.rank_sum / st.games,
+                "elo": elo[index[b]],
+                "elo_ci95_half_width": ci[index[b]],
+            }
+        else:
+            row |= dict.fromkeys(
+                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
+                 "elo_ci95_half_width")
+            )  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def _print_table(game, options, players: int, counted: int, rows, seconds: float) -> None:
+    games = f"{counted} game{'' if counted == 1 else 's'}"
+    print(f"{game.id}: {games}, {players} seats, {seconds:.1f} s")
     print_notice(game.id, options)
-    width = max(28, *(len(label) for label in labels))
+    width = max(28, *(len(row["bot"]) for row in rows))
     print(
         f"{'bot':<{width}} {'games':>5} {'win rate':>8} {'1st alone':>9} {'(95% CI)':>13}"
         f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'(±95%)':>7}"
     )
-    order = sorted(played, key=lambda b: -elo[index[b]]) + [
-        b for b in range(len(standings)) if b not in index
-    ]
-    for b in order:
-        st = standings[b]
-        if b not in index:
+    for row in rows:
+        if row["elo"] is None:
             print(
-                f"{labels[b]:<{width}} {0:>5} {'—':>8} {'—':>9} {'':>13} {'—':>8} {st.faults:>6} {'—':>6}"
+                f"{row['bot']:<{width}} {0:>5} {'—':>8} {'—':>9} {'':>13} {'—':>8}"
+                f" {row['faults']:>6} {'—':>6}"
             )
             continue
-        lo, hi = wilson_interval(st.sole_firsts, st.games)
+        lo, hi = row["first_alone_ci95"]
         interval = f"{lo * 100:.1f}–{hi * 100:.1f}%"
         print(
-            f"{labels[b]:<{width}} {st.games:>5} {st.win_rate:>8.1%} {st.sole_first_rate:>9.1%}"
-            f" {interval:>13} {st.rank_sum / st.games:>8.2f} {st.faults:>6}"
-            f" {elo[index[b]]:>6.0f} {'±' + format(ci[index[b]], '.0f'):>7}"
+            f"{row['bot']:<{width}} {row['games']:>5} {row['win_rate']:>8.1%}"
+            f" {row['first_alone']:>9.1%} {interval:>13} {row['avg_rank']:>8.2f}"
+            f" {row['faults']:>6} {row['elo']:>6.0f} {'±' + format(row['elo_ci95_half_width'], '.0f'):>7}"
         )
 
 

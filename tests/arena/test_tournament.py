@@ -3,6 +3,7 @@ fails every match, bots without a counted game, and honest intervals."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -130,11 +131,41 @@ def test_a_replay_that_cannot_be_written_ends_the_run_with_its_standings(
     assert captured.out.startswith("splendor-duel: 2 games, 2 seats")
 
 
-def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far() -> None:
+def test_json_holds_the_standings_and_every_game(tmp_path: Path, capsys) -> None:
+    """An organizer's results for scripts (QA: only the text table existed)."""
+    out = tmp_path / "run.json"
+    bots = ["builtin:greedy", "builtin:random", "builtin:random"]
+    argv = ["tournament", "splendor-duel", *bots, "--games", "2", "--seed", "5"]
+    assert main([*argv, "--sandbox", "process", "--json", str(out)]) == 0
+    table = capsys.readouterr().out.splitlines()[2:]
+    document = json.loads(out.read_text())
+    assert (document["planned"], document["counted"], document["stopped"]) == (6, 6, None)
+    assert (document["first_seed"], document["sandbox"]) == (5, "process")
+    assert [row["bot"] for row in document["standings"]] == [line.split()[0] for line in table]
+    games = document["games"]
+    plan = schedule(3, 2, 2, 5)
+    labels = ["builtin:greedy", "builtin:random", "builtin:random#2"]
+    assert [g["index"] for g in games] == list(range(6))
+    assert [(g["seed"], g["bots"]) for g in games] == [
+        (p.seed, [labels[b] for b in p.seats]) for p in plan
+    ]
+    for row in document["standings"]:  # the table's figures follow from the games
+        mine = [g for g in games if row["bot"] in g["bots"]]
+        firsts = [g["ranks"][g["bots"].index(row["bot"])] == 1 for g in mine]
+        assert row["games"] == len(mine) == 4
+        assert row["win_rate"] == pytest.approx(sum(firsts) / len(mine))
+
+    capsys.readouterr()
+    assert main([*argv, "--sandbox", "process", "--json", str(tmp_path)]) == 2
+    assert f"--json {tmp_path}: give a file in an existing directory" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far(tmp_path: Path) -> None:
     """The first Ctrl-C froze the progress and played every remaining game,
     then exited without standings (found by QA)."""
     arena = Path(sys.executable).with_name("arena")
-    command = [str(arena), *ARGS, "--games", "400", "--jobs", "2", "--sandbox", "process"]
+    command = [str(arena), *ARGS, "--games", "400", "--jobs", "2", "--sandbox", "process",
+               "--json", str(tmp_path / "run.json")]  # fmt: skip
     run = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
@@ -151,3 +182,6 @@ def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far() -> None:
     assert 0 < played < 400, out
     assert f"interrupted: the standings of the {played} games played so far" in err
     assert "builtin:greedy" in out and "Traceback" not in err
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert (document["stopped"], document["counted"]) == ("interrupted", played)
+    assert len(document["games"]) == played
