@@ -23,7 +23,7 @@ from arena.engine import OptionError
 from arena.registry import get_game
 from arena.replay import save_replay
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
+from arena.runner_bots import BUILTIN_PREFIX, BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 from arena.sandboxes import check_local_sandbox, reap_sandboxes
 from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
@@ -108,6 +108,11 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         print(f"arena tournament: {exc}", file=sys.stderr)
         return 2
     labels = unique_labels([label for label, _ in bots])
+    names = [label for label, _ in bots]
+    for arg, label, name in zip(args.bots, labels, names, strict=True):
+        if names.count(name) > 1 and not arg.startswith(BUILTIN_PREFIX):
+            # two folders called mybot: say which is which
+            print(f"{label} = {arg}", file=sys.stderr)
     plan = schedule(len(bots), players, args.games, args.seed)
     if args.replays:
         taken = [

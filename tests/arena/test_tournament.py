@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from arena import cmd_tournament
 from arena.cli import main
 from arena.runner_types import SystemFault
 from arena.tournament import fit_elo, pair_results, schedule
+from tests.arena.bots import BASE
 
 ARGS = ["tournament", "splendor-duel", "builtin:greedy", "builtin:random"]
 
@@ -185,3 +188,25 @@ def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far(tmp_path: Path) ->
     document = json.loads((tmp_path / "run.json").read_text())
     assert (document["stopped"], document["counted"]) == ("interrupted", played)
     assert len(document["games"]) == played
+
+
+def test_two_bots_of_the_same_name_are_told_apart_by_path(capsys) -> None:
+    """`mybot` and `mybot#2` were listed with no word on which folder is which."""
+    source = (Path(__file__).parents[2] / "bots" / "random" / "main.py").read_bytes()
+    # under BASE: the sandbox's user must walk down to the bots
+    root = Path(tempfile.mkdtemp(prefix="same-name-", dir=BASE))
+    try:
+        for side in ("a", "b"):
+            bot = root / side / "mybot"
+            bot.mkdir(parents=True)
+            (bot / "main.py").write_bytes(source)
+        for folder in (root, root / "a", root / "b", root / "a/mybot", root / "b/mybot"):
+            folder.chmod(0o755)
+        first, second = str(root / "a" / "mybot"), str(root / "b" / "mybot")
+        argv = ["tournament", "splendor-duel", first, second, "builtin:random", "builtin:random"]
+        assert main([*argv, "--games", "1", "--sandbox", "process"]) == 0
+    finally:
+        shutil.rmtree(root)
+    err = capsys.readouterr().err
+    assert f"mybot = {first}\n" in err and f"mybot#2 = {second}\n" in err
+    assert "builtin:random = " not in err  # a built-in names itself
