@@ -21,7 +21,7 @@ def rename_look_alikes(apps, schema_editor) -> None:
     Bot = apps.get_model("ladder", "Bot")
     keyed = Bot.objects.annotate(name_key=Lower(Replace("name", Value("_"), Value("-"))))
     taken: dict[str, set[str]] = {}
-    for bot in Bot.objects.order_by("pk").only("pk", "game", "name"):
+    for bot in Bot.objects.order_by("pk").select_related("owner"):
         keys = taken.setdefault(bot.game, set())
         if key(bot.name) not in keys:
             keys.add(key(bot.name))
@@ -38,7 +38,8 @@ def rename_look_alikes(apps, schema_editor) -> None:
                 break
             number += 1
         print(
-            f"\n  bot {bot.pk} ({bot.game}) {bot.name!r} renamed {name!r}: it looked like another bot's name"
+            f"\n  bot {bot.pk} ({bot.game}) {bot.name!r} renamed {name!r}: it looked like another "
+            f"bot's name; owner {bot.owner.username!r} <{bot.owner.email or 'no e-mail'}>"
         )
         Bot.objects.filter(pk=bot.pk).update(name=name)
         keys.add(key(name))

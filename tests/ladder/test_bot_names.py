@@ -82,6 +82,7 @@ def test_the_migration_renames_the_later_look_alikes(capsys) -> None:
         assert Bot.objects.get(game="edel-stein-reich").name == "greedy"
         printed = capsys.readouterr().out
         assert f"bot {made[1].pk} (splendor-duel) 'greedy' renamed 'greedy-3'" in printed
+        assert "owner 'old-timer' <no e-mail>" in printed
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
