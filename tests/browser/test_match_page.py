@@ -27,6 +27,30 @@ SD = "splendor-duel"
 ESR = "edel-stein-reich"
 
 
+def play_checking_at_step(monkeypatch, match: Match, step: int, check) -> None:
+    """Play `match` in this process to its end; once its step `step` is
+    written for watchers, run `check` (what the page shows while the match
+    is live). The runner would take a failed check for a platform fault, so
+    it is kept and raised once the match has finished."""
+    original = tasks.LiveRecorder.on_step
+    problems: list[AssertionError] = []
+
+    def on_step(recorder, data) -> None:
+        original(recorder, data)
+        if data["step"] != step:
+            return
+        recorder.flush()
+        try:
+            check()
+        except AssertionError as exc:
+            problems.append(exc)
+
+    monkeypatch.setattr(tasks.LiveRecorder, "on_step", on_step)
+    assert tasks.run_match.run(match.pk) == "finished"
+    assert not problems, problems[0]
+    match.refresh_from_db()
+
+
 def builtin_lineup(game: str, names: list[str]):
     return [install_builtin(game, "random", bot_name=name).active_version for name in names]
 
@@ -112,26 +136,13 @@ def test_a_live_match_followed_to_the_end_ends_at_the_last_step(
     replay = page.locator("#replay")
     expect(replay).to_have_attribute("data-state", "waiting")
 
-    original = tasks.LiveRecorder.on_step
-    problems: list[AssertionError] = []
+    def while_live() -> None:
+        expect(replay).to_have_attribute("data-state", "live")
+        expect(replay).to_have_attribute("data-steps", "11")
+        expect(replay).to_have_attribute("data-following", "true")
+        expect(page.locator("h1 .status")).to_have_text("running")
 
-    def on_step(recorder, step) -> None:
-        original(recorder, step)
-        if step["step"] != 10:
-            return
-        recorder.flush()
-        try:  # the runner would take an exception here for a platform fault
-            expect(replay).to_have_attribute("data-state", "live")
-            expect(replay).to_have_attribute("data-steps", "11")
-            expect(replay).to_have_attribute("data-following", "true")
-            expect(page.locator("h1 .status")).to_have_text("running")
-        except AssertionError as exc:
-            problems.append(exc)
-
-    monkeypatch.setattr(tasks.LiveRecorder, "on_step", on_step)
-    assert tasks.run_match.run(match.pk) == "finished"
-    assert not problems, problems[0]
-    match.refresh_from_db()
+    play_checking_at_step(monkeypatch, match, 10, while_live)
     expect(replay).to_have_attribute("data-state", "replay")
     expect(replay).to_have_attribute("data-step", str(match.steps))
     expect(page.locator("h1 .status")).to_have_text("finished")

@@ -16,7 +16,14 @@ from ladder import tasks
 from ladder.matches import create_match
 from ladder.models import Match
 from tests.browser.conftest import Browser, Page, expect, horizontal_overflow
-from tests.browser.test_match_page import ESR, SD, builtin_lineup, finished, with_names
+from tests.browser.test_match_page import (
+    ESR,
+    SD,
+    builtin_lineup,
+    finished,
+    play_checking_at_step,
+    with_names,
+)
 from tests.web.conftest import random_steps
 
 pytestmark = pytest.mark.browser
@@ -203,32 +210,19 @@ def test_a_live_match_keeps_the_focus_and_says_its_status_once(
             && el.getAttribute("href") === {href!r};
     }}"""
 
-    original = tasks.LiveRecorder.on_step
-    problems: list[AssertionError] = []
+    def while_live() -> None:
+        expect(page.locator("h1 .status")).to_have_text("running")
+        expect(news).to_have_text("The match has started.")
+        expect(replay).to_have_attribute("data-steps", "11")
+        assert page.evaluate(focus_on_link), page.evaluate(
+            "() => document.activeElement.outerHTML.slice(0, 80)"
+        )
+        # following the newest step is playing: the button offers Pause (audit #14)
+        expect(replay).to_have_attribute("data-following", "true")
+        expect(page.locator("#replay-play")).to_have_text("Pause")
+        expect(page.locator("#replay-play")).to_be_enabled()
 
-    def on_step(recorder, step) -> None:
-        original(recorder, step)
-        if step["step"] != 10:
-            return
-        recorder.flush()
-        try:
-            expect(page.locator("h1 .status")).to_have_text("running")
-            expect(news).to_have_text("The match has started.")
-            expect(replay).to_have_attribute("data-steps", "11")
-            assert page.evaluate(focus_on_link), page.evaluate(
-                "() => document.activeElement.outerHTML.slice(0, 80)"
-            )
-            # following the newest step is playing: the button offers Pause (audit #14)
-            expect(replay).to_have_attribute("data-following", "true")
-            expect(page.locator("#replay-play")).to_have_text("Pause")
-            expect(page.locator("#replay-play")).to_be_enabled()
-        except AssertionError as exc:
-            problems.append(exc)
-
-    monkeypatch.setattr(tasks.LiveRecorder, "on_step", on_step)
-    assert tasks.run_match.run(match.pk) == "finished"
-    assert not problems, problems[0]
-    match.refresh_from_db()
+    play_checking_at_step(monkeypatch, match, 10, while_live)
     expect(replay).to_have_attribute("data-state", "replay")
     expect(page.locator("h1 .status")).to_have_text("finished")
     expect(news).to_have_text(f"The match is over. {with_names(match)}.")

@@ -71,14 +71,16 @@ def test_every_described_by_and_label_id_exists_on_every_form_page(alice_in, ali
         check_references(response)
 
 
-def test_help_and_errors_are_what_the_fields_point_to(alice_in, alice) -> None:
-    anonymous = Client()
-    signup = check_references(
-        anonymous.post(
-            "/accounts/signup/",
-            {"username": "dave", "password1": "a-long-pass-42x", "password2": "other-pass-42x"},
-        )
+def refused_signup():
+    """A sign-up refused for its two passwords that differ."""
+    return Client().post(
+        "/accounts/signup/",
+        {"username": "dave", "password1": "a-long-pass-42x", "password2": "other-pass-42x"},
     )
+
+
+def test_help_and_errors_are_what_the_fields_point_to(alice_in, alice) -> None:
+    signup = check_references(refused_signup())
     fields = described_fields(signup)
     assert "150 characters or fewer" in fields["id_username"][0]
     assert any("at least 8 characters" in t for t in fields["id_password1"])
@@ -117,12 +119,7 @@ def summary_of(page: Page) -> tuple:
 
 def test_a_refused_form_starts_with_a_summary_that_takes_the_focus(alice_in, alice) -> None:
     anonymous = Client()
-    signup = Page(
-        anonymous.post(
-            "/accounts/signup/",
-            {"username": "dave", "password1": "a-long-pass-42x", "password2": "other-pass-42x"},
-        ).content
-    )
+    signup = Page(refused_signup().content)
     summary, links = summary_of(signup)
     assert summary.attrs["role"] == "alert" and "autofocus" in summary.attrs
     assert summary.attrs["tabindex"] == "-1"
