@@ -41,8 +41,19 @@ for line in sys.stdin:
 """.encode()
 
 
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
 @pytest.fixture(autouse=True)
-def media_dir(settings) -> Iterator[Path]:
+def media_dir(settings, request) -> Iterator[Path]:
     # Not under pytest's tmp_path: that is private to root (0700), and the
     # sandboxes run bots as an unprivileged user who must read the code.
     folder = Path(tempfile.mkdtemp(prefix="gemarena-media-"))
@@ -52,6 +63,18 @@ def media_dir(settings) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+        remove_worker_logs(folder, keep=request.node.stash.get(FAILED, False))
+
+
+def remove_worker_logs(media: Path, keep: bool) -> None:
+    """The logs of `named_workers` sit next to the media folder. A failed
+    test keeps them (their paths go to the test's teardown output); a passed
+    one leaves nothing behind in /tmp."""
+    for log in sorted(media.parent.glob(f"{media.name}-*.log")):
+        if keep:
+            print(f"worker log kept: {log}")
+        else:
+            log.unlink(missing_ok=True)
 
 
 @pytest.fixture
