@@ -8,6 +8,7 @@ can run bots.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -63,10 +64,56 @@ def check_local_sandbox(requested: str, bots: Collection[tuple[str, Path]]) -> s
     return backend.name
 
 
-#: the echo bot of the self-test: answers every line with the same line
-_ECHO_BOT = (
-    b"import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+#: the echo bot of the self-test: answers every line with the same line,
+#: except the line "lib", which it answers with the id of the bot library it
+#: can import (arena/sdk_lib.py), or why it cannot
+_ECHO_BOT = b"""import json, os, sys
+try:
+    import gemarena_sdk
+    try:
+        with open(os.path.join(os.path.dirname(gemarena_sdk.__file__), "BOT_LIB_ID")) as f:
+            lib = "id " + f.read().strip()
+    except OSError:
+        lib = "no id file"
+except Exception as exc:
+    lib = "import failed: " + repr(exc)
+for line in sys.stdin:
+    if line.strip() == '"lib"':
+        line = json.dumps(lib) + "\\n"
+    sys.stdout.write(line)
+    sys.stdout.flush()
+"""
+
+#: how to rebuild the bot image with the library of these sources
+REBUILD_HINT = (
+    "rebuild the bot image from this version of the platform: `make image`, or "
+    'deploy/build-bot-image.sh --extra-lib "$(python -m arena.sdk_lib)", '
+    "or deploy/images/build-images.sh for compose"
 )
+
+
+def _bot_lib_problem(answer: str) -> str:
+    """ "" when the echo bot's answer to "lib" names this worker's library."""
+    from arena.sdk_lib import LIB_ID_FILE, bot_lib_id
+
+    want = bot_lib_id()
+    if answer == f"id {want}":
+        return ""
+    if answer.startswith("id "):
+        return (
+            f"the bot image carries the bot library of other sources ({answer[3:]}; "
+            f"this worker's is {want}): bots that search with the engines would "
+            f"play by other rules than the server; {REBUILD_HINT}"
+        )
+    if answer == "no id file":
+        return (
+            f"the bot image's bot library has no {LIB_ID_FILE}, so its version is "
+            f"unknown; {REBUILD_HINT}"
+        )
+    return (
+        f"bots cannot import the SDK (gemarena_sdk) in this sandbox ({answer[:200]}), "
+        f"so every bot that uses it would crash and be blamed; {REBUILD_HINT}"
+    )
 
 
 def sandbox_self_test(
@@ -95,6 +142,10 @@ def sandbox_self_test(
         return False, f"{backend.name}: {problem}"
     if backend.name == "docker":
         _remove_stale_self_tests(instance)
+    elif getattr(backend, "extra_lib", "") is None:
+        from arena.sdk_lib import bot_lib
+
+        backend.extra_lib = bot_lib()  # mounted at run time, as for a match
     token = secrets.token_hex(8)
     bot_dir = Path(work_dir) / f"selftest-{token}"
     proc = None
@@ -117,6 +168,18 @@ def sandbox_self_test(
                 f"{backend.name}: the echo bot answered {reply.status} {reply.line[:80]!r}"
                 + (f"; stderr: {tail}" if tail else "")
             )
+        if not proc.send_line(b'"lib"', timeout_s=timeout_s):
+            return False, f"{backend.name}: the echo bot did not accept input"
+        reply = proc.read_line(time.monotonic() + timeout_s)
+        if reply.status != sandbox.ReadStatus.LINE:
+            return False, f"{backend.name}: the echo bot answered {reply.status} to 'lib'"
+        try:
+            answer = str(json.loads(reply.line))
+        except ValueError:
+            answer = f"not JSON: {reply.line[:80]!r}"
+        problem = _bot_lib_problem(answer)
+        if problem:
+            return False, f"{backend.name}: {problem}"
         report = proc.stop()
         proc = None
         if report.detail:
@@ -128,7 +191,10 @@ def sandbox_self_test(
             proc.stop()
         shutil.rmtree(bot_dir, ignore_errors=True)
     elapsed_ms = (time.monotonic() - t0) * 1000
-    return True, f"{backend.name}: echo bot answered in {elapsed_ms:.0f} ms"
+    return (
+        True,
+        f"{backend.name}: echo bot answered in {elapsed_ms:.0f} ms, bot library {answer[3:]}",
+    )
 
 
 #: a self-test container older than this belongs to a worker that died mid-test

@@ -43,14 +43,31 @@ def _files() -> list[tuple[str, Path]]:
     return found
 
 
+#: the file in the library directory that names its sources (bot_lib_id)
+LIB_ID_FILE = "BOT_LIB_ID"
+
+
+def _lib_id(files: list[tuple[str, Path]]) -> str:
+    digest = hashlib.sha256()
+    for rel, path in files:
+        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def bot_lib_id() -> str:
+    """The library's id for the current sources: the staged directory's name
+    and the content of its LIB_ID_FILE, so a bot image can be checked against
+    the worker that uses it (arena/sandboxes.py, the self-test)."""
+    return _lib_id(_files())
+
+
 def stage_bot_lib(parent: Path | None = None) -> Path:
     """The staged library directory for the current sources (created if needed)."""
     parent = Path(parent) if parent is not None else var_dir() / "bot-lib"
     files = _files()
-    digest = hashlib.sha256()
-    for rel, path in files:
-        digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
-    target = parent / digest.hexdigest()[:16]
+    lib_id = _lib_id(files)
+    target = parent / lib_id
     if target.is_dir():
         return target
     parent.mkdir(parents=True, exist_ok=True)
@@ -61,6 +78,8 @@ def stage_bot_lib(parent: Path | None = None) -> Path:
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
             dest.chmod(0o644)
+        (tmp / LIB_ID_FILE).write_text(lib_id + "\n")
+        (tmp / LIB_ID_FILE).chmod(0o644)
         for folder in [tmp, *(p for p in tmp.rglob("*") if p.is_dir())]:
             folder.chmod(0o755)  # bots run as an unprivileged user
         try:

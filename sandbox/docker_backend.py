@@ -156,7 +156,8 @@ class DockerBackend(Backend):
         except _api_errors() as exc:
             return (
                 f"bot image {self.image!r} missing ({exc.__class__.__name__}); "
-                "build it with `python -m sandbox.image ensure` or deploy/build-bot-image.sh"
+                "build it with `make image` in the sources, or deploy/build-bot-image.sh "
+                '--extra-lib "$(python -m arena.sdk_lib)"'
             )
         return None
 

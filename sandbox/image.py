@@ -56,7 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         "--image", default=None, help="default: $SANDBOX_IMAGE or gemarena-bot:current"
     )
     cmd.add_argument("--force", action="store_true", help="rebuild (cheap when nothing changed)")
-    cmd.add_argument("--extra-lib", action="append", type=Path, default=[])
+    cmd.add_argument(
+        "--extra-lib",
+        action="append",
+        type=Path,
+        default=[],
+        help='the bot library: --extra-lib "$(python -m arena.sdk_lib)" (what `make image` '
+        "passes); without it bots cannot import gemarena_sdk and the workers' self-test fails",
+    )
     args = parser.parse_args(argv)
     try:
         print(ensure(args.image, force=args.force, extra_libs=tuple(args.extra_lib)))

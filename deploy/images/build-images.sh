@@ -45,6 +45,10 @@ docker build --network none -f deploy/images/app.Dockerfile -t gemarena-app:late
 docker build --network none -f deploy/images/postgres.Dockerfile -t gemarena-postgres:latest deploy/images
 docker build --network none -f deploy/images/redis.Dockerfile -t gemarena-redis:latest deploy/images
 if [ $bot_image = 1 ]; then
-    deploy/build-bot-image.sh --extra-lib "$(.venv/bin/python -m arena.sdk_lib)" --cache /var/tmp/gemarena-bot-cache
+    # the bot library staged from the same sources as the app image (not the
+    # working tree, which may differ), so the workers' self-test finds its own
+    # BOT_LIB_ID in the bot image; sdk_lib.py needs only the standard library
+    lib=$("$python" "$ctx/arena/sdk_lib.py" /var/tmp/gemarena-bot-lib)
+    deploy/build-bot-image.sh --extra-lib "$lib" --cache /var/tmp/gemarena-bot-cache
 fi
 docker images --filter 'reference=gemarena-*' --format '{{.Repository}}:{{.Tag}}  {{.Size}}'

@@ -73,6 +73,84 @@ def test_self_test_passes_on_the_process_sandbox(media_dir) -> None:
     assert list(media_dir.iterdir()) == []  # the echo bot is removed again
 
 
+def test_self_test_names_the_bot_library_it_imported(media_dir) -> None:
+    from arena.sdk_lib import bot_lib_id
+
+    ok, detail = sandbox_self_test("process", media_dir)
+    assert ok, detail
+    assert detail.endswith(f"bot library {bot_lib_id()}")
+
+
+@pytest.mark.parametrize(
+    "lib, said",
+    [
+        ("other", "carries the bot library of other sources (0123456789abcdef; this worker's is"),
+        ("no id", "has no BOT_LIB_ID, so its version is unknown"),
+        ("no sdk", "bots cannot import the SDK (gemarena_sdk) in this sandbox (import failed"),
+    ],
+)
+def test_self_test_fails_on_a_bot_library_that_is_not_this_workers(
+    media_dir, monkeypatch, lib, said
+) -> None:
+    """Bots import the SDK and the engines from the bot library; a sandbox
+    without it, or with another version's, would blame the bots for the
+    platform's mistake, so the worker refuses matches instead."""
+    from arena import sdk_lib
+
+    folder = media_dir / "lib"  # readable by the sandbox's user, unlike tmp_path
+    folder.mkdir()
+    folder.chmod(0o755)
+    if lib != "no sdk":
+        (folder / "gemarena_sdk.py").write_text("")
+    if lib == "other":
+        (folder / "BOT_LIB_ID").write_text("0123456789abcdef\n")
+    for path in folder.iterdir():
+        path.chmod(0o644)
+    monkeypatch.setattr(sdk_lib, "bot_lib", lambda: folder)
+    ok, detail = sandbox_self_test("process", media_dir)
+    assert not ok
+    assert said in detail, detail
+    assert "make image" in detail
+
+
+@pytest.mark.docker
+def test_self_test_fails_on_a_bot_image_built_without_the_library(media_dir, monkeypatch) -> None:
+    """`python -m sandbox.image ensure` without --extra-lib builds an image
+    in which every bot that imports the SDK crashes at start."""
+    import secrets
+    import subprocess
+    import sys
+
+    import docker
+
+    from sandbox.image import HOSTCOPY_SCRIPT
+
+    api = docker.APIClient(timeout=60)
+
+    def tags() -> set[str]:
+        return {t for i in api.images(name="gemarena-bot") for t in i["RepoTags"] or ()}
+
+    before = tags()  # the build also tags its content hash; only a new one is ours
+    image = f"gemarena-bot:test-nolib-{secrets.token_hex(4)}"
+    try:
+        subprocess.run(
+            [sys.executable, str(HOSTCOPY_SCRIPT), "--alias", image],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        monkeypatch.setenv("SANDBOX_IMAGE", image)
+        ok, detail = sandbox_self_test("docker", media_dir)
+        assert not ok
+        assert "docker: bots cannot import the SDK (gemarena_sdk)" in detail, detail
+    finally:
+        for tag in tags() - before:
+            try:
+                api.remove_image(tag)
+            except docker.errors.NotFound:
+                pass
+
+
 def test_self_test_fails_with_a_reason_when_docker_is_unreachable(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-engine.sock")
     ok, detail = sandbox_self_test("docker", tmp_path)

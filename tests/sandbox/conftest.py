@@ -4,7 +4,7 @@ launches the hostile bots and checks that nothing is left behind.
 Docker tests (marker `docker`) are skipped with the reason printed when the
 engine or the bot image is missing, unless REQUIRE_DOCKER=1: then they fail.
 When the engine answers but the image is missing, the session builds the
-host-copy image first (`python -m sandbox.image ensure`).
+host-copy image first, with the bot library (`python -m sandbox.image ensure`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,9 @@ def docker_problem() -> str | None:
         return problem
     if backend.self_check() is not None:
         try:
-            print(f"\nsandbox: {ensure(backend.image)}")
+            from arena.sdk_lib import bot_lib
+
+            print(f"\nsandbox: {ensure(backend.image, extra_libs=(bot_lib(),))}")
         except SandboxError as exc:
             return f"bot image {backend.image} missing and the build failed: {exc}"
     return backend.self_check()

@@ -1,0 +1,48 @@
+"""The bot library (arena/sdk_lib.py): its id is the same wherever the
+platform's sources sit, because the workers' self-test compares the id in
+the bot image with their own."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+from arena import sdk_lib
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_staging_writes_the_id_it_is_named_by(tmp_path) -> None:
+    folder = sdk_lib.stage_bot_lib(tmp_path)
+    assert folder.name == sdk_lib.bot_lib_id()
+    assert (folder / sdk_lib.LIB_ID_FILE).read_text() == f"{folder.name}\n"
+    assert (folder / "gemarena_sdk.py").read_bytes() == (ROOT / "arena" / "sdk.py").read_bytes()
+    assert sdk_lib.stage_bot_lib(tmp_path) == folder  # content-addressed: staged once
+
+
+def test_the_id_follows_the_sources(tmp_path, monkeypatch) -> None:
+    """A copy of the sources gives the same id; one changed byte another."""
+    for package in sdk_lib.PACKAGES:
+        shutil.copytree(
+            ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    monkeypatch.setattr(sdk_lib, "ROOT", tmp_path)
+    assert sdk_lib._lib_id(sdk_lib._files()) == sdk_lib.bot_lib_id()
+    with (tmp_path / "arena" / "sdk.py").open("a") as f:
+        f.write("\n")
+    assert sdk_lib._lib_id(sdk_lib._files()) != sdk_lib.bot_lib_id()
+
+
+def test_an_installed_wheel_carries_every_file_of_the_id() -> None:
+    """A worker installed with `pip install` (docs/deployment.md, systemd)
+    hashes the files of its installed packages, so the wheel must hold
+    exactly the files the id is computed over: every folder of arena/ and
+    sandbox/ (namespace packages, so data folders need no __init__.py) and
+    the same suffixes. Checked against a built wheel by hand on 2026-12-02:
+    the same 58 files."""
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert find["packages"]["find"].get("namespaces", True) is True
+    assert {f"{p}*" for p in sdk_lib.PACKAGES} <= set(find["packages"]["find"]["include"])
+    data = find["package-data"]["*"]
+    assert sorted(data) == sorted(f"*{s}" for s in sdk_lib.SUFFIXES if s != ".py")
