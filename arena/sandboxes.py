@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import shutil
+import tempfile
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -61,6 +62,16 @@ def check_local_sandbox(requested: str, bots: Collection[tuple[str, Path]]) -> s
             backend.check_bot_dir(path)
         except sandbox.SandboxError as exc:
             raise sandbox.SandboxError(f"{label}: {exc}") from None
+    # an echo bot through it: a bot image without this version's bot library
+    # would crash (or mislead) every bot that imports gemarena_sdk
+    work = Path(tempfile.mkdtemp(prefix="gemarena-check-"))
+    try:
+        work.chmod(0o755)  # the bot's user reads its code from here
+        ok, detail = sandbox_self_test(backend.name, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if not ok:
+        raise sandbox.SandboxError(f"the sandbox's self-test failed: {detail}")
     return backend.name
 
 
@@ -93,7 +104,8 @@ REBUILD_HINT = (
 
 
 def _bot_lib_problem(answer: str) -> str:
-    """ "" when the echo bot's answer to "lib" names this worker's library."""
+    """ "" when the echo bot's answer to "lib" names the library of the
+    sources running here (the worker's, or the `arena` command's)."""
     from arena.sdk_lib import LIB_ID_FILE, bot_lib_id
 
     want = bot_lib_id()
@@ -101,13 +113,13 @@ def _bot_lib_problem(answer: str) -> str:
         return ""
     if answer.startswith("id "):
         return (
-            f"the bot image carries the bot library of other sources ({answer[3:]}; "
-            f"this worker's is {want}): bots that search with the engines would "
-            f"play by other rules than the server; {REBUILD_HINT}"
+            f"the bot library in the sandbox is from other sources ({answer[3:]}; "
+            f"these sources give {want}): bots that search with the engines would "
+            f"play by other rules than the referee; {REBUILD_HINT}"
         )
     if answer == "no id file":
         return (
-            f"the bot image's bot library has no {LIB_ID_FILE}, so its version is "
+            f"the bot library in the sandbox has no {LIB_ID_FILE}, so its version is "
             f"unknown; {REBUILD_HINT}"
         )
     return (

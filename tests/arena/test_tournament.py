@@ -92,6 +92,34 @@ def test_a_sandbox_that_cannot_run_is_told_once_before_any_game(capsys, monkeypa
     assert err.count("arena tournament:") == 1
 
 
+def test_a_sandbox_without_this_versions_bot_library_is_told_before_any_game(
+    capsys, monkeypatch, tmp_path
+) -> None:
+    """An old bot image (or none of the SDK) would crash or mislead every bot
+    that imports gemarena_sdk; the worker's self-test check runs here too."""
+    from arena import sdk_lib
+
+    def play_match(request):
+        raise AssertionError("a match was played")
+
+    monkeypatch.setattr(cmd_tournament, "play_match", play_match)
+    lib = Path(tempfile.mkdtemp(prefix="gemarena-lib-"))  # tmp_path is private to its owner
+    try:
+        lib.chmod(0o755)
+        (lib / "gemarena_sdk.py").write_text("")
+        (lib / "BOT_LIB_ID").write_text("0123456789abcdef\n")
+        for path in lib.iterdir():
+            path.chmod(0o644)
+        monkeypatch.setattr(sdk_lib, "bot_lib", lambda: lib)
+        assert main([*ARGS, "--games", "4", "--sandbox", "process"]) == 2
+    finally:
+        shutil.rmtree(lib)
+    err = capsys.readouterr().err
+    assert "arena tournament: the sandbox's self-test failed: process: the bot library" in err
+    assert "is from other sources (0123456789abcdef" in err
+    assert err.count("arena tournament:") == 1
+
+
 def test_an_unreadable_bot_is_told_before_any_game(tmp_path: Path, capsys, monkeypatch) -> None:
     def play_match(request):
         raise AssertionError("a match was played")

@@ -84,8 +84,8 @@ def test_self_test_names_the_bot_library_it_imported(media_dir) -> None:
 @pytest.mark.parametrize(
     "lib, said",
     [
-        ("other", "carries the bot library of other sources (0123456789abcdef; this worker's is"),
-        ("no id", "has no BOT_LIB_ID, so its version is unknown"),
+        ("other", "the bot library in the sandbox is from other sources (0123456789abcdef; these"),
+        ("no id", "the bot library in the sandbox has no BOT_LIB_ID, so its version is unknown"),
         ("no sdk", "bots cannot import the SDK (gemarena_sdk) in this sandbox (import failed"),
     ],
 )
