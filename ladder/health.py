@@ -158,7 +158,7 @@ def self_test_note(worker: WorkerHeartbeat) -> str:
         return ", self-test not run yet"
     if worker.self_test_ok:
         return ", self-test ok"
-    return f", SELF-TEST FAILING: {worker.self_test_detail[:200]}"
+    return f", SELF-TEST FAILING: {worker.self_test_detail[:400]}"
 
 
 def _unless_database_away(check: Callable[[], Check | tuple[Check, ...]], *names: str):

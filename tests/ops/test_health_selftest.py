@@ -273,6 +273,13 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
         checks["Workers"]["ok"] is False
         and "SELF-TEST FAILING: engine gone" in checks["Workers"]["detail"]
     )
+    # the bot-library message ends with how to rebuild the image: shown whole
+    from arena.sandboxes import REBUILD_HINT, _bot_lib_problem
+
+    detail = "docker: " + _bot_lib_problem("import failed: ModuleNotFoundError('gemarena_sdk')")
+    WorkerHeartbeat.objects.update(self_test_detail=detail)
+    checks = {c["name"]: c for c in client.get("/status/?format=json").json()["checks"]}
+    assert checks["Workers"]["detail"].endswith(f"{REBUILD_HINT})")
 
 
 def with_the_database_away(code: str, var_dir):
