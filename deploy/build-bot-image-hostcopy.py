@@ -223,6 +223,13 @@ def image_exists(ref: str) -> bool:
     return docker("image", "inspect", ref, capture_output=True).returncode == 0
 
 
+def lib_label(extra_libs: list[Path]) -> str:
+    """gemarena.bot-lib=<id> for the bot library's BOT_LIB_ID (arena/sdk_lib.py),
+    so `python -m sandbox.image ensure` can tell a stale image without running it."""
+    ids = [f.read_text().strip() for e in extra_libs if (f := e / "BOT_LIB_ID").is_file()]
+    return f" gemarena.bot-lib={ids[-1]}" if ids else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default="/usr/bin/python3.11")
@@ -245,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     for extra in args.extra_lib:
         if not extra.is_dir():
             parser.error(f"--extra-lib {extra} is not a directory")
+    labels = "gemarena.image=1 gemarena.image.kind=hostcopy" + lib_label(args.extra_lib)
     copies, generated = plan(args.python, args.extra_lib)
     tag = f"{args.repo}:hc-{content_hash(copies, generated)}"
     if image_exists(tag) and not args.force and not args.rootfs_only:
@@ -271,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                 "-c",
                 'CMD ["/usr/bin/python3", "-I", "-u", "/bot/main.py"]',
                 "-c",
-                "LABEL gemarena.image=1 gemarena.image.kind=hostcopy",
+                f"LABEL {labels}",
                 "-m",
                 f"gemarena host-copy bot image ({len(copies)} files)",
                 "-",

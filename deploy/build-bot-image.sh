@@ -74,6 +74,10 @@ else
     fi
 fi
 
+lib_label=""  # the bot library's id (arena/sdk_lib.py), for `python -m sandbox.image ensure`
+for dir in "${extra_libs[@]}"; do
+    if [ -f "$dir/BOT_LIB_ID" ]; then lib_label=" gemarena.bot-lib=$(tr -dc 0-9a-f < "$dir/BOT_LIB_ID")"; fi
+done
 if [ ${#extra_libs[@]} -gt 0 ]; then
     mkdir -p "$rootfs/opt/arena/lib"
     for dir in "${extra_libs[@]}"; do
@@ -94,7 +98,7 @@ size_mb=$(( $(stat -c %s "$work/rootfs.tar") / 1000000 ))
 docker import \
     -c 'USER 65534:65534' -c 'WORKDIR /bot' \
     -c 'CMD ["/usr/bin/python3", "-I", "-u", "/bot/main.py"]' \
-    -c 'LABEL gemarena.image=1 gemarena.image.kind=debootstrap' \
+    -c "LABEL gemarena.image=1 gemarena.image.kind=debootstrap$lib_label" \
     -m "gemarena debootstrap $suite bot image" \
     "$work/rootfs.tar" "$tag" > /dev/null
 docker tag "$tag" "$alias_tag"

@@ -4,7 +4,8 @@ launches the hostile bots and checks that nothing is left behind.
 Docker tests (marker `docker`) are skipped with the reason printed when the
 engine or the bot image is missing, unless REQUIRE_DOCKER=1: then they fail.
 When the engine answers but the image is missing, the session builds the
-host-copy image first, with the bot library (`python -m sandbox.image ensure`).
+host-copy image first, with the bot library (`python -m sandbox.image ensure`),
+and rebuilds it when its bot library is another version's.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def require_docker() -> bool:
 
 @functools.cache
 def docker_problem() -> str | None:
-    """None when Docker bots can run; builds the image when only it is missing."""
+    """None when Docker bots can run; builds the image when it is missing or
+    its bot library is not these sources' (a direct pytest run after an edit)."""
     try:
         from sandbox.docker_backend import DockerBackend
         from sandbox.image import ensure
@@ -51,13 +53,14 @@ def docker_problem() -> str | None:
     problem = backend.engine_problem()
     if problem:
         return problem
-    if backend.self_check() is not None:
-        try:
-            from arena.sdk_lib import bot_lib
+    from arena.sdk_lib import bot_lib
 
-            print(f"\nsandbox: {ensure(backend.image, extra_libs=(bot_lib(),))}")
-        except SandboxError as exc:
-            return f"bot image {backend.image} missing and the build failed: {exc}"
+    try:
+        said = ensure(backend.image, extra_libs=(bot_lib(),))
+    except SandboxError as exc:
+        return f"bot image {backend.image} missing or stale, and the build failed: {exc}"
+    if said != f"{backend.image} present":
+        print(f"\nsandbox: {said}")
     return backend.self_check()
 
 

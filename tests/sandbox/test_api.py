@@ -137,6 +137,85 @@ def test_self_check_names_a_missing_image(docker_backend):
 
 
 @pytest.mark.docker
+def test_ensure_rebuilds_a_host_copy_image_whose_bot_library_is_stale(docker_backend, tmp_path):
+    """`python -m sandbox.image ensure --extra-lib DIR` compares the image's
+    gemarena.bot-lib label with DIR's BOT_LIB_ID: a direct pytest run (or
+    `make run`) after an edit of the engines gets this version's library."""
+    import docker
+
+    from sandbox.image import LIB_LABEL, ensure, image_labels
+
+    api = docker.APIClient(timeout=60)
+
+    def tags() -> set[str]:
+        return {t for i in api.images(name="gemarena-bot") for t in i["RepoTags"] or ()}
+
+    libs = []
+    for lib_id in ("00000000000000aa", "00000000000000bb"):
+        lib = tmp_path / lib_id
+        lib.mkdir()
+        (lib / "BOT_LIB_ID").write_text(f"{lib_id}\n")
+        (lib / "marker.py").write_text(f"ID = {lib_id!r}\n")
+        libs.append(lib)
+    image = f"gemarena-bot:test-ensure-{SESSION}"
+    before = tags()
+    try:
+        assert ensure(image, extra_libs=(libs[0],)).startswith("built gemarena-bot:hc-")
+        assert image_labels(image)[LIB_LABEL] == "00000000000000aa"
+        assert ensure(image, extra_libs=(libs[0],)) == f"{image} present"
+        assert ensure(image) == f"{image} present"  # no library asked for: any will do
+        assert ensure(image, extra_libs=(libs[1],)).startswith("built gemarena-bot:hc-")
+        assert image_labels(image)[LIB_LABEL] == "00000000000000bb"
+    finally:
+        for tag in tags() - before:
+            api.remove_image(tag, force=True)
+    assert image_labels(image) is None
+
+
+@pytest.mark.docker
+def test_ensure_leaves_an_image_it_did_not_build_alone(docker_backend):
+    """A production (debootstrap) image under the alias is the operator's:
+    ensure reports the stale library instead of replacing it."""
+    import docker
+
+    from sandbox.image import ensure, image_labels
+
+    api = docker.APIClient(timeout=60)
+    image = f"gemarena-bot:test-foreign-{SESSION}"
+    kind = (image_labels(docker_backend.image) or {}).get("gemarena.image.kind")
+    assert kind == "hostcopy"  # the session's image, below re-labelled as not ours
+    container = api.create_container(
+        docker_backend.image, ["true"], labels={SESSION_LABEL: SESSION}
+    )
+    try:
+        api.commit(
+            container["Id"],
+            repository="gemarena-bot",
+            tag=image.split(":")[1],
+            changes=["LABEL gemarena.image.kind=debootstrap gemarena.bot-lib=00000000000000cc"],
+        )
+    finally:
+        api.remove_container(container["Id"], force=True)
+    try:
+        lib = Path(__file__).parent / "bots"  # any directory; its BOT_LIB_ID is written below
+        said = ensure(image, extra_libs=(lib,))
+        assert said == f"{image} present"  # no BOT_LIB_ID in it: nothing to compare
+        other = Path(os.environ.get("TMPDIR", "/tmp")) / f"gemarena-lib-{SESSION}"
+        other.mkdir(exist_ok=True)
+        try:
+            (other / "BOT_LIB_ID").write_text("00000000000000dd\n")
+            said = ensure(image, extra_libs=(other,))
+        finally:
+            (other / "BOT_LIB_ID").unlink()
+            other.rmdir()
+        assert said.startswith(f"{image} present, left as it is (debootstrap)"), said
+        assert "00000000000000cc" in said and "00000000000000dd" in said
+        assert image_labels(image)["gemarena.bot-lib"] == "00000000000000cc"
+    finally:
+        api.remove_image(image, force=True)
+
+
+@pytest.mark.docker
 def test_container_name_and_labels(docker_backend):
     from sandbox.docker_backend import LABEL, LABEL_CREATED
 
