@@ -8,7 +8,7 @@ import time
 from datetime import timedelta
 
 from celery import shared_task
-from celery.signals import worker_ready, worker_shutdown, worker_shutting_down
+from celery.signals import celeryd_init, worker_ready, worker_shutdown, worker_shutting_down
 from django.conf import settings
 from django.db import (
     DatabaseError,
@@ -69,6 +69,15 @@ def heartbeat(self) -> str:
     hostname = self.request.hostname or "unknown"
     selftest.run_self_test(hostname)
     return hostname
+
+
+@celeryd_init.connect
+def name_worker(sender, **kwargs) -> None:
+    """The node name (w1@host) for every record of this worker. Sent in the
+    main process before the prefork pool starts, so the pool processes, which
+    play the matches, inherit it; `worker_ready` comes after the fork, too
+    late for them (their records carried the bare host name)."""
+    set_worker_name(sender)
 
 
 @worker_ready.connect

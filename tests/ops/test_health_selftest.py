@@ -236,6 +236,18 @@ def test_log_records_carry_match_and_worker() -> None:
     assert json.loads(JsonFormatter().format(outside))["match_id"] is None
 
 
+def test_pool_processes_log_the_node_name() -> None:
+    """celeryd_init comes before the prefork pool forks: the processes that
+    play the matches log the node name, not the bare host name."""
+    from celery.signals import celeryd_init
+
+    set_worker_name("bare-host")
+    celeryd_init.send(sender="w3@box", instance=None, conf=None, options={})
+    record = logging.LogRecord("ladder.tasks", logging.INFO, __file__, 1, "x", (), None)
+    ContextFilter().filter(record)
+    assert record.worker == "w3@box"
+
+
 def test_runner_threads_log_their_match() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
