@@ -21,7 +21,7 @@ for arg in "$@"; do
     case "$arg" in
         --rebuild-base) rebuild_base=1 ;;
         --skip-bot-image) bot_image=0 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) echo "unknown argument: $arg" >&2; exit 2 ;;
     esac
 done
