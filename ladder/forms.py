@@ -5,10 +5,14 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
+from django.db import IntegrityError, transaction
 
 from arena import all_games
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE
-from ladder.models import Bot
+from ladder.models import Bot, Counter
+
+#: the Counter row whose lock serialises sign-ups (SignupForm.save_unique)
+SIGNUP_LOCK = "signup"
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -72,6 +76,27 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
+
+    def save_unique(self):
+        """Store the new user, or None with the username's error added when an
+        account of that name, in any capitals, was made since `is_valid` looked.
+        Sign-ups are serialised by a row lock so two sent at the same moment
+        (``Alice`` and ``alice``) cannot both pass the check; the password is
+        hashed before the lock is taken, so the lock is held only for the insert."""
+        user = self.save(commit=False)  # hashes the password
+        User = type(user)
+        taken = user.unique_error_message(User, ["username"])
+        try:
+            with transaction.atomic():
+                Counter.lock(SIGNUP_LOCK)
+                if User.objects.filter(username__iexact=user.username).exists():
+                    self.add_error("username", taken)
+                    return None
+                user.save()
+        except IntegrityError:  # made elsewhere (the admin, a command) meanwhile
+            self.add_error("username", taken)
+            return None
+        return user
 
 
 class TokenForm(forms.Form):

@@ -191,3 +191,46 @@ def test_login_page_never_loops(client: Client, alice) -> None:
         assert response.status_code == 302, url
         assert response["Location"] == "/accounts/"
     assert client.get("/accounts/login/?next=/queue/")["Location"] == "/queue/"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_signups_of_one_name_make_one_account(monkeypatch) -> None:
+    """Sign-ups of the same name sent at the same moment, in different capitals,
+    made two accounts (``RACER`` and ``racer``, which the form refuses one at a
+    time) or answered 500 on the database's unique key (found by QA under load).
+    Now one is made and the others get the form's "already exists"."""
+    import threading
+    import time
+
+    from django.db import connection
+
+    User = get_user_model()
+    hash_password = User.set_password
+
+    def slow_hash(user, raw):  # production's hasher takes about as long
+        time.sleep(0.3)
+        hash_password(user, raw)
+
+    monkeypatch.setattr(User, "set_password", slow_hash)
+
+    start = threading.Barrier(6)
+    statuses: list[int] = []
+
+    def one(i: int) -> None:
+        try:
+            password = "a-long-pass-42x"
+            body = {"username": "racer" if i % 2 else "RACER"}
+            body |= {"password1": password, "password2": password}
+            start.wait(timeout=30)
+            statuses.append(Client().post("/accounts/signup/", body).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(statuses) == [200] * 5 + [302], statuses
+    assert get_user_model().objects.filter(username__iexact="racer").count() == 1
