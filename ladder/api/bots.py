@@ -18,6 +18,7 @@ from ladder.api.schemas import (
     PageQuery,
     RatingHistoryPage,
     VersionOut,
+    VersionPage,
     bot_out,
     version_out,
 )
@@ -125,15 +126,17 @@ def bot_detail(request: HttpRequest, bot_id: int):
 
 @router.get(
     "/bots/{int:bot_id}/versions",
-    response={200: list[VersionOut], **errors(401, 404)},
+    response={200: VersionPage, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="bot_versions",
 )
-def bot_versions(request: HttpRequest, bot_id: int):
-    """Every version of a bot, newest first."""
+def bot_versions(request: HttpRequest, bot_id: int, query: Query[PageQuery]):
+    """A bot's versions, newest first (paged: a bot may be sent 20 uploads an hour
+    for as long as it lives)."""
     bot = get_or_404(bots_queryset(), bot_id, "bot")
     viewer = caller(request)
-    return [version_out(v, viewer) for v in bot.versions.select_related("bot").order_by("-number")]
+    rows = bot.versions.select_related("bot").order_by("-number")
+    return {"bot": bot.pk, **paginate(rows, query, lambda v: version_out(v, viewer))}
 
 
 @router.post(

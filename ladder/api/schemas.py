@@ -201,6 +201,11 @@ class VersionOut(Schema):
     source_url: str | None = Field(description="download of the uploaded file; owner/staff")
 
 
+class VersionPage(PageMeta):
+    bot: int
+    results: list[VersionOut]
+
+
 class RatingPoint(Schema):
     seq: int
     match: int

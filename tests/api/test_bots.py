@@ -10,6 +10,7 @@ import zipfile
 import pytest
 from django.test import Client
 
+from ladder.bots import add_version, create_bot
 from ladder.leaderboard import refit
 from ladder.models import Bot, BotVersion, Match, RefusedUpload
 from tests.api.conftest import RANDOM_BOT, ready_bot
@@ -129,7 +130,8 @@ def test_upload_a_file_and_a_zip_then_see_the_status(as_alice, alice) -> None:
     assert response.status_code == 201, response.content
     assert response.json()["number"] == 2
     listed = as_alice.get(f"/api/bots/{bot.pk}/versions").json()
-    assert [v["number"] for v in listed] == [2, 1]
+    assert [v["number"] for v in listed["results"]] == [2, 1]
+    assert listed["count"] == 2 and listed["bot"] == bot.pk
 
 
 @pytest.mark.parametrize(
@@ -311,3 +313,18 @@ def test_a_full_disk_is_a_503_and_leaves_nothing(as_alice, alice, media_dir, mon
     assert list(bot.versions.values_list("number", flat=True)) == [1]
     assert stored_files(media_dir) == before
     assert not RefusedUpload.objects.exists()
+
+
+def test_version_list_is_paged(as_alice, alice) -> None:
+    """The version list had no cap: a bot sent 20 uploads an hour for a year
+    would answer with 175,000 versions at once (found by QA). It is paged like
+    every other list, at most 100 a page."""
+    bot = create_bot(alice, "splendor-duel", "prolific")
+    for i in range(5):
+        add_version(bot, "bot.py", RANDOM_BOT + f"# {i}\n".encode(), validate=False)
+    first = as_alice.get(f"/api/bots/{bot.pk}/versions?page_size=2").json()
+    assert first["count"] == 5 and first["page_size"] == 2
+    assert [v["number"] for v in first["results"]] == [5, 4]
+    last = as_alice.get(f"/api/bots/{bot.pk}/versions?page=3&page_size=2").json()
+    assert [v["number"] for v in last["results"]] == [1]
+    assert as_alice.get(f"/api/bots/{bot.pk}/versions?page_size=101").status_code == 422
