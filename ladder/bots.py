@@ -7,6 +7,7 @@ matches (see `ladder.results.decide_validation`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import math
@@ -19,7 +20,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -139,10 +140,11 @@ def delete_empty_bot(bot: Bot) -> None:
         locked.delete()
 
 
-def check_upload_rate(owner) -> None:
+def check_upload_rate(owner, reserved: RefusedUpload | None = None) -> None:
     """Refuse an upload over the hourly limit; call it with the owner locked.
     Stored versions and refused uploads both count: checking a file costs
-    the server work whatever its verdict."""
+    the server work whatever its verdict. So do uploads being checked right
+    now (their reservation, `reserve_upload`), except the caller's own `reserved`."""
     now = timezone.now()
     since = now - timedelta(hours=1)
     limit = settings.MAX_UPLOADS_PER_HOUR
@@ -151,11 +153,10 @@ def check_upload_rate(owner) -> None:
         .order_by("-created_at")
         .values_list("created_at", flat=True)[:limit]
     )
-    refused = list(
-        RefusedUpload.objects.filter(owner=owner, created_at__gte=since)
-        .order_by("-created_at")
-        .values_list("created_at", flat=True)[:limit]
-    )
+    others = RefusedUpload.objects.filter(owner=owner, created_at__gte=since)
+    if reserved is not None:
+        others = others.exclude(pk=reserved.pk)
+    refused = list(others.order_by("-created_at").values_list("created_at", flat=True)[:limit])
     times = sorted(stored + refused, reverse=True)
     if len(times) >= limit:
         # the window frees a place when the upload that made it full is an hour old
@@ -172,30 +173,77 @@ def check_upload_rate(owner) -> None:
         )
 
 
+def counts_against_limit(exc: Exception) -> bool:
+    """A refusal by the file's checks; a limit or a name refusal costs no check."""
+    return isinstance(exc, UploadError) and not isinstance(exc, (LimitError, NameTakenError))
+
+
 def remember_refused_upload(owner, exc: Exception) -> None:
     """Count an upload refused by its checks towards the hourly limit (a QA
     adversary stalled the web processes with files that take seconds to
     compile and never pass). Call it outside the transaction that was rolled
-    back; a limit or a name refusal costs no check and is not counted."""
-    if isinstance(exc, UploadError) and not isinstance(exc, (LimitError, NameTakenError)):
+    back; a limit or a name refusal costs no check and is not counted, nor is
+    one `add_version` counted already (its reservation stays as the record)."""
+    if counts_against_limit(exc) and not getattr(exc, "counted", False):
         RefusedUpload.objects.filter(
             owner=owner, created_at__lt=timezone.now() - timedelta(days=1)
         ).delete()
         RefusedUpload.objects.create(owner=owner)
 
 
+def reserve_upload(owner) -> RefusedUpload | None:
+    """Check the hourly limit and take a place in it before the file is
+    checked, so that uploads sent at the same moment count each other: each
+    one's check takes seconds, and before this a burst of refused uploads all
+    passed the limit while none of them was recorded yet (found by QA: 23
+    checked against a limit of 20). The place is a RefusedUpload row, which
+    stays if the checks refuse the file and is removed otherwise.
+
+    Inside a caller's transaction (the upload page creating a new bot) a row
+    would be rolled back with it: there the limit is checked without a
+    reservation, as before, and the caller counts a refusal afterwards."""
+    if transaction.get_connection().in_atomic_block:
+        check_upload_rate(owner)
+        return None
+    with transaction.atomic():
+        lock_user(owner)
+        check_upload_rate(owner)
+        RefusedUpload.objects.filter(
+            owner=owner, created_at__lt=timezone.now() - timedelta(days=1)
+        ).delete()
+        return RefusedUpload.objects.create(owner=owner)
+
+
 def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> BotVersion:
     """Check and store an upload as the bot's next version, then queue its validation.
 
-    Raises UploadError (nothing stored) when the upload is refused.
+    Raises UploadError (nothing stored) when the upload is refused; one the
+    hourly limit already counts has `counted` set (`remember_refused_upload`).
     """
-    if not bot.is_builtin:
-        check_upload_rate(bot.owner)  # early, before the work of checking the file
+    # early, before the work of checking the file, and holding a place in the limit
+    reserved = None if bot.is_builtin else reserve_upload(bot.owner)
+    try:
+        return _add_version(bot, filename, data, validate, reserved)
+    except BaseException as exc:
+        if reserved is not None:
+            if counts_against_limit(exc):
+                exc.counted = True  # the reservation stays as the refusal's record
+            else:
+                with contextlib.suppress(DatabaseError):  # if it stays, it counts: no harm
+                    RefusedUpload.objects.filter(pk=reserved.pk).delete()
+        raise
+
+
+def _add_version(
+    bot: Bot, filename: str, data: bytes, validate: bool, reserved: RefusedUpload | None
+) -> BotVersion:
     checked = check_upload(filename, data)
     with transaction.atomic():
         if not bot.is_builtin:
             lock_user(bot.owner)
-            check_upload_rate(bot.owner)  # again, now that no other upload can slip in
+            check_upload_rate(bot.owner, reserved)  # again, now that no other upload can slip in
+        if reserved is not None:  # the version takes its place in the limit
+            RefusedUpload.objects.filter(pk=reserved.pk).delete()
         # The bot's row lock orders concurrent uploads of one bot: each sees the
         # version before it (for the number and the "identical" check).
         Bot.objects.select_for_update().filter(pk=bot.pk).exists()

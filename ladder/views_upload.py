@@ -35,10 +35,13 @@ def upload(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         upload = data["file"]
         try:
-            # One transaction: a refused first upload does not leave an empty new bot behind.
-            with transaction.atomic():
-                bot = data["bot"] or create_bot(request.user, data["game"], data["name"])
+            bot = data["bot"]
+            if bot is not None:  # outside a transaction: it holds a place in the hourly limit
                 version = add_version(bot, upload.name, upload.read())
+            else:  # one transaction: a refused first upload leaves no empty new bot behind
+                with transaction.atomic():
+                    bot = create_bot(request.user, data["game"], data["name"])
+                    version = add_version(bot, upload.name, upload.read())
         except (UploadError, ValueError) as exc:
             remember_refused_upload(request.user, exc)  # the transaction is rolled back by now
             form.add_error(None, str(exc))

@@ -32,6 +32,7 @@ from ladder.models import (
     Match,
     Rating,
     RatingHistory,
+    RefusedUpload,
     WorkerHeartbeat,
 )
 from ladder.ratings import pair_games_of
@@ -932,3 +933,54 @@ def test_a_stopping_worker_starts_no_new_self_test(monkeypatch) -> None:
     finally:
         selftest.stop_heartbeat_threads(timeout_s=10)
     assert not thread.is_alive()
+
+
+@pytest.mark.postgres
+def test_refused_uploads_sent_together_count_each_other(alice, settings, monkeypatch) -> None:
+    """Uploads refused by their checks count towards the hourly limit, but a
+    burst sent at the same moment all passed the limit before the first was
+    recorded: each file's check takes seconds (found by QA: 23 files checked
+    against a limit of 20). Each upload now holds its place while checked."""
+    settings.MAX_UPLOADS_PER_HOUR = 3
+    bot = create_bot(alice, "splendor-duel", "burst")
+    check = bots_module.check_upload
+
+    def slow_check(name, data):  # a large file takes seconds to compile
+        time.sleep(0.3)
+        return check(name, data)
+
+    monkeypatch.setattr(bots_module, "check_upload", slow_check)
+    start = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def one(i: int) -> None:
+        try:
+            start.wait(timeout=30)
+            add_version(bot, "bot.py", b"def broken(:\n" + f"# {i}".encode())
+            outcomes.append("stored")
+        except UploadError as exc:
+            bots_module.remember_refused_upload(alice, exc)  # as the views do
+            outcomes.append("limit" if "per hour" in str(exc) else "checked")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(outcomes) == ["checked"] * 3 + ["limit"] * 3, outcomes
+    assert RefusedUpload.objects.filter(owner=alice).count() == 3
+
+
+def test_an_accepted_upload_gives_back_its_reservation(alice, settings) -> None:
+    settings.MAX_UPLOADS_PER_HOUR = 2
+    bot = create_bot(alice, "splendor-duel", "keeper")
+    add_version(bot, "bot.py", RANDOM_BOT, validate=False)
+    assert not RefusedUpload.objects.exists()  # the version counts instead
+    with pytest.raises(UploadError, match="syntax error"):
+        add_version(bot, "bot.py", b"def broken(:\n")
+    assert RefusedUpload.objects.count() == 1
+    with pytest.raises(UploadError, match="per hour"):
+        add_version(bot, "bot.py", RANDOM_BOT + b"# 2\n")
+    assert RefusedUpload.objects.count() == 1  # a limit refusal is not counted
