@@ -212,6 +212,8 @@ if PRODUCTION and SANDBOX_BACKEND == "auto" and not ALLOW_PROCESS_SANDBOX:
 
 # --- Uploads and ladder limits ----------------------------------------------
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)
+# the replay viewer's derived frames on disk (ladder/views_replay.py), least recently used go first
+REPLAY_FRAMES_CACHE_MB = env_int("REPLAY_FRAMES_CACHE_MB", 1024, minimum=1)
 BOT_ZIP_MAX_UNPACKED_BYTES = env_int("BOT_ZIP_MAX_UNPACKED_BYTES", 8 << 20, minimum=1024)
 BOT_ZIP_MAX_FILES = env_int("BOT_ZIP_MAX_FILES", 200, minimum=1)
 BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=2)

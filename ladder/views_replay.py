@@ -14,7 +14,9 @@ Access is public like the match pages; only the notes are private.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import itertools
 import json
 import os
 import tempfile
@@ -36,6 +38,10 @@ from ladder.results import ReplayUnavailable, stored_replay
 CACHE_FORMAT = 1
 #: LiveStep rows per live.json answer; a late viewer of a long match pages through
 LIVE_BATCH = 400
+#: the frame cache's size is looked at on the first and every PRUNE_EVERY-th
+#: file a process writes (REPLAY_FRAMES_CACHE_MB)
+PRUNE_EVERY = 50
+_cache_writes = itertools.count(0)
 
 
 # -- who may read which notes -------------------------------------------------
@@ -105,12 +111,47 @@ def derive(match: Match) -> dict[str, Any]:
     }
 
 
+def prune_cache(limit_bytes: int) -> int:
+    """Remove the least recently used frame files (oldest modification time: a
+    hit touches its file) until the folder holds at most 90 % of `limit_bytes`,
+    once it holds more than `limit_bytes`. Returns how many files went. Without
+    this the folder grew by a file per match ever viewed (about 15 kB each; a
+    crawler fetching every match's frames fills the disk; found by QA)."""
+    entries, total = [], 0
+    try:
+        listing = list(os.scandir(cache_dir()))
+    except FileNotFoundError:
+        return 0
+    for entry in listing:
+        if not entry.name.endswith(".json.gz"):
+            continue  # a write in progress
+        try:
+            stat = entry.stat()
+        except FileNotFoundError:  # another process pruned it
+            continue
+        entries.append((stat.st_mtime, stat.st_size, entry.path))
+        total += stat.st_size
+    removed = 0
+    if total <= limit_bytes:
+        return 0
+    for _, size, path in sorted(entries):
+        if total <= limit_bytes * 0.9:
+            break
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+            removed += 1
+        total -= size
+    return removed
+
+
 def cached_frames(match: Match) -> dict[str, Any]:
     path = cache_dir() / f"match-{match.pk}.json.gz"
     key = cache_key(match)
     try:
         document = json.loads(gzip.decompress(path.read_bytes()))
         if document.get("key") == key:
+            with contextlib.suppress(OSError):
+                os.utime(path)  # recently used: pruned last
             return document
     except (OSError, ValueError, EOFError):
         pass  # missing, stale or damaged: derive again
@@ -122,6 +163,8 @@ def cached_frames(match: Match) -> dict[str, Any]:
     with os.fdopen(fd, "wb") as out:
         out.write(raw)
     os.replace(tmp, path)
+    if next(_cache_writes) % PRUNE_EVERY == 0:
+        prune_cache(settings.REPLAY_FRAMES_CACHE_MB << 20)
     return document
 
 

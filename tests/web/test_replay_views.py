@@ -284,3 +284,36 @@ def test_viewer_partial_for_keyboard_and_screen_readers(alice, bob) -> None:
     assert 'tabindex="-1"' in html[: html.index(">", html.index('id="replay"'))]
     assert "while the focus is in the replay viewer" in html
     assert "W white, B blue, G green, R red, K black, P pearl, Y gold" in html
+
+
+def test_frame_cache_keeps_to_its_size(settings, tmp_path, monkeypatch) -> None:
+    """The derived frames were cached forever, a file per match ever viewed
+    (found by QA: about 15 kB each, a crawler fills the disk). Past
+    REPLAY_FRAMES_CACHE_MB the least recently used files go, down to 90 %."""
+    import os
+
+    monkeypatch.setattr(views_replay, "cache_dir", lambda: tmp_path)
+    for i in range(10):
+        path = tmp_path / f"match-{i}.json.gz"
+        path.write_bytes(b"x" * 1000)
+        os.utime(path, (1000 + i, 1000 + i))  # match-0 is the least recently used
+    (tmp_path / "match-99.json.gzabc.tmp").write_bytes(b"x" * 5000)  # being written
+    assert views_replay.prune_cache(10_000) == 0
+    assert views_replay.prune_cache(5_000) == 6
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == [f"match-{i}.json.gz" for i in range(6, 10)] + ["match-99.json.gzabc.tmp"]
+    assert views_replay.prune_cache(0) == 4
+    assert views_replay.prune_cache(0) == 0
+
+
+def test_frame_cache_prunes_as_it_writes(client, alice, bob, settings, monkeypatch) -> None:
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    first, second = played("splendor-duel", lineup), played("splendor-duel", lineup)
+    monkeypatch.setattr(views_replay, "PRUNE_EVERY", 1)
+    pruned = []
+    monkeypatch.setattr(views_replay, "prune_cache", pruned.append)
+    settings.REPLAY_FRAMES_CACHE_MB = 3
+    assert get_json(client, "match_frames_json", first.pk)[0] == 200
+    assert get_json(client, "match_frames_json", second.pk)[0] == 200
+    assert get_json(client, "match_frames_json", first.pk)[0] == 200  # a hit writes nothing
+    assert pruned == [3 << 20, 3 << 20]
