@@ -277,6 +277,9 @@ class Match(models.Model):
             models.Index(fields=["game", "-finished_at"]),
             # the queue page counts the matches finished in the last hour and day
             models.Index(fields=["finished_at"], name="match_finished_at"),
+            # GET /api/matches lists newest first: without it every request
+            # sorted the whole history (a sequential scan, linear in matches)
+            models.Index(fields=["-created_at", "-id"], name="match_newest_first"),
         ]
         constraints = [
             models.CheckConstraint(
