@@ -115,12 +115,13 @@ def check_sandbox() -> tuple[Check, Check]:
         ]
         if passing:
             note = (
-                f"not reachable from the web process ({status.problem[:120]}); "
+                "not used by the web process (only workers need it); "
                 f"{len(passing)} worker(s) pass their Docker self-test"
             )
             return (
                 Check("Sandbox", True, f"docker backend on the workers: {', '.join(passing)}"),
-                Check("Docker engine", True, note),
+                # the raw connection error is for staff: it was cut mid-word here
+                Check("Docker engine", True, note, staff_detail=status.problem),
             )
         return Check("Sandbox", False, f"{status.requested}: {status.problem}"), docker
     if not status.safe_for_untrusted:

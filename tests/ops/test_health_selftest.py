@@ -276,6 +276,12 @@ def test_status_trusts_the_workers_when_web_has_no_docker(
     checks = {c["name"]: c for c in client.get("/status/?format=json").json()["checks"]}
     assert checks["Sandbox"]["ok"] is True and "w1@host" in checks["Sandbox"]["detail"]
     assert checks["Docker engine"]["ok"] is True
+    # the public page does not show the web process's raw connection error
+    assert checks["Docker engine"]["detail"] == (
+        "not used by the web process (only workers need it); 1 worker(s) pass their Docker "
+        "self-test"
+    )
+    assert "staff_detail" not in checks["Docker engine"]
     assert "self-test ok" in checks["Workers"]["detail"]
     # a worker whose self-test fails is shown, and vouches for nothing
     WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="engine gone")
