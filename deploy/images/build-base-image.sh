@@ -35,10 +35,25 @@ start=$(date +%s)
 work=$(mktemp -d /var/tmp/gemarena-base-image.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 rootfs=$work/rootfs
-debootstrap --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" \
+# Two stages, so the packages are configured with nothing able to reach the
+# host: the postgresql and redis-server packages try to (re)start their
+# services while they are configured, and a chroot shares the host's process
+# list and network, so a host's own PostgreSQL or Redis could be stopped (a
+# QA build on 2026-12-02 coincided with both restarting). The second stage
+# runs with service starts refused (policy-rc.d) in its own process and
+# network namespaces.
+debootstrap --foreign --variant=minbase --include="$packages" "$suite" "$rootfs" "$mirror" \
     > "$work/debootstrap.log" 2>&1 || { tail -30 "$work/debootstrap.log" >&2; exit 1; }
+mkdir -p "$rootfs/usr/sbin"
+printf '#!/bin/sh\n# no service starts while the image is built\nexit 101\n' > "$rootfs/usr/sbin/policy-rc.d"
+chmod 755 "$rootfs/usr/sbin/policy-rc.d"
+unshare --pid --net --fork --mount-proc="$rootfs/proc" \
+    chroot "$rootfs" /debootstrap/debootstrap --second-stage \
+    >> "$work/debootstrap.log" 2>&1 || { tail -30 "$work/debootstrap.log" >&2; exit 1; }
+rm -f "$rootfs/usr/sbin/policy-rc.d"
+umount "$rootfs/proc" 2>/dev/null || true
 # the package's default cluster is not wanted: the entrypoint makes one in a volume
-chroot "$rootfs" sh -c 'pg_dropcluster --stop $(ls /usr/lib/postgresql) main' 2>/dev/null || true
+unshare --pid --net --fork chroot "$rootfs" sh -c 'pg_dropcluster --stop $(ls /usr/lib/postgresql) main' 2>/dev/null || true
 rm -rf "$rootfs"/usr/share/{doc,man,info,locale,lintian}/* \
     "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*
 tar -C "$rootfs" --sort=name --numeric-owner -cpf "$work/rootfs.tar" .
