@@ -198,12 +198,13 @@ class HeadToHead:
 
 
 def head_to_head(bot: Bot, last: int = H2H_MATCHES) -> list[HeadToHead]:
-    """Pairwise results against every opponent over the bot's last rated matches."""
-    recent = (
-        MatchSeat.objects.filter(version__bot=bot, match__rating_seq__isnull=False)
-        .order_by("-match_id")
-        .values("match_id")[:last]
-    )
+    """Pairwise results against every opponent over the bot's last rated matches.
+
+    They are the bot's last rating-history rows (one per rated match), read
+    from the (bot, seq) index backwards: finding them among its seats instead
+    looked up every match the bot ever played to see whether it was rated,
+    and sorted them all (20 ms for 7,800 matches; linear in the bot's matches)."""
+    recent = RatingHistory.objects.filter(bot=bot).order_by("-seq").values("match_id")[:last]
     rows = (
         MatchSeat.objects.filter(match_id__in=recent)
         .values_list("match_id", "version__bot_id", "version__bot__name", "rank")

@@ -179,6 +179,31 @@ def test_bot_page_public_parts(client: Client, ladder) -> None:
     assert "Faults" not in text
 
 
+@pytest.mark.postgres
+def test_head_to_head_reads_the_rating_history_index_not_every_match(ladder) -> None:
+    """QA (200,000 matches): the bot page's head-to-head found the bot's last
+    1,000 rated matches among its seats, looking up every match it ever played
+    to see whether it was rated and sorting them all: 20 ms for the busiest
+    bot, linear in its matches. Its rating history's (bot, seq) index gives
+    them in order, and the match table is not read at all."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ladder.pages import head_to_head
+
+    a, _, _ = ladder
+    with CaptureQueriesContext(connection) as ctx:
+        head_to_head(a)
+    (sql,) = [q["sql"] for q in ctx.captured_queries]
+    with connection.cursor() as cursor:
+        for scan in ("seqscan", "bitmapscan"):  # the tables are tiny here
+            cursor.execute(f"SET LOCAL enable_{scan} = off")
+        cursor.execute("EXPLAIN " + sql)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Index Scan Backward using ladder_rati_bot_id_dd32ba_idx" in plan, plan
+    assert not re.search(r" on ladder_match\b(?!seat)", plan), plan
+
+
 def test_a_bots_matches_are_paged(client: Client, alice, bob) -> None:
     """Only the last 20 used to be reachable: ladder play soon pushed an
     interesting match out of sight."""
