@@ -30,8 +30,10 @@ from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
 from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
 from ladder.pages import (
     H2H_SHOWN,
+    MATCH_COUNT_AHEAD,
     RECENT_MATCHES,
     SORTS,
+    BoundedPaginator,
     bot_seats,
     can_see_private,
     chart_history,
@@ -208,9 +210,10 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     rules = ladder_rules_of(game)
     kind = request.GET.get("kind", "")
     kind = kind if kind in MATCH_KINDS else ""
-    matches = Paginator(bot_seats(bot, kind or None), RECENT_MATCHES).get_page(
-        request.GET.get("page")
-    )
+    number = request.GET.get("page")
+    matches = BoundedPaginator(
+        bot_seats(bot, kind or None), RECENT_MATCHES, number, MATCH_COUNT_AHEAD
+    ).get_page(number)
     ctx = {
         "bot": bot,
         "game": game,
