@@ -10,7 +10,6 @@ from arena import replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.bots import get_or_404
 from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
-from ladder.api.pages import paginate
 from ladder.api.schemas import (
     MAX_ID,
     ChallengeIn,
@@ -40,11 +39,18 @@ class MatchFilters(PageQuery):
     bot: int | None = Field(None, ge=1, le=MAX_ID, description="only matches this bot played")
     status: MatchStatus | None = None
     kind: MatchKind | None = None
+    before: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_ID,
+        description="only matches listed after this one (older): the `next` of the "
+        "previous answer; `page` then counts from it",
+    )
 
 
 @router.get(
     "/matches",
-    response={200: MatchPage, **errors(401)},
+    response={200: MatchPage, **errors(401, 404)},
     openapi_extra=PUBLIC_OPENAPI,
     url_name="matches",
 )
@@ -59,8 +65,33 @@ def list_matches(request: HttpRequest, filters: Query[MatchFilters]):
         matches = matches.filter(status=filters.status)
     if filters.kind:
         matches = matches.filter(kind=filters.kind)
+    count = matches.count()  # of the filters, whatever the cursor
+    if filters.before is not None:
+        matches = after(matches, filters.before)
+    # one row more than the page says whether any follow (`next`)
+    start = (filters.page - 1) * filters.page_size
+    rows = list(matches[start : start + filters.page_size + 1])
+    page, more = rows[: filters.page_size], len(rows) > filters.page_size
     viewer = caller(request)
-    return paginate(matches, filters, lambda m: match_out(m, viewer))
+    return {
+        "count": count,
+        "page": filters.page,
+        "page_size": filters.page_size,
+        "next": page[-1].pk if more else None,
+        "results": [match_out(m, viewer) for m in page],
+    }
+
+
+def after(matches, before: int):
+    """The matches listed after match `before` (newest first: created earlier,
+    or at the same moment with a smaller id). The newest-first index reads
+    from there on, so a deep step of a walk costs what the first page does;
+    OFFSET read and skipped every match before it (0.2-0.8 s at page 2,000
+    of 100 with 200,000 matches)."""
+    created = Match.objects.filter(pk=before).values_list("created_at", flat=True).first()
+    if created is None:
+        raise ApiError(404, f"match {before} not found", field="query.before")
+    return matches.filter(created_at__lte=created).exclude(created_at=created, pk__gte=before)
 
 
 @router.get(

@@ -322,6 +322,10 @@ class MatchDetail(MatchOut):
 
 
 class MatchPage(PageMeta):
+    next: int | None = Field(
+        description="`before` for the matches after these (null: none follow); "
+        "walk the whole list with it instead of deep pages"
+    )
     results: list[MatchOut]
 
 
