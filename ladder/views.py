@@ -212,7 +212,11 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     kind = kind if kind in MATCH_KINDS else ""
     number = request.GET.get("page")
     matches = BoundedPaginator(
-        bot_seats(bot, kind or None), RECENT_MATCHES, number, MATCH_COUNT_AHEAD
+        bot_seats(bot, kind or None),
+        RECENT_MATCHES,
+        number,
+        MATCH_COUNT_AHEAD,
+        first=lambda n: bot_seats(bot, kind or None, first=n),
     ).get_page(number)
     ctx = {
         "bot": bot,
