@@ -10,22 +10,45 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
+import logging
 import lzma
+import signal
 import stat
+import subprocess
+import sys
 import zipfile
 import zlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
 #: Longest file or folder name Linux filesystems take, and longest path inside a bot (bytes).
 NAME_MAX_BYTES = 255
 PATH_MAX_BYTES = 1024
+#: the child that compiles main.py (stdlib only: it never loads Django)
+COMPILE_CHECK = Path(__file__).with_name("compile_check.py")
+NOT_CHECKED = (
+    "the server could not check your upload just now; nothing was stored and nothing "
+    "counts against your hourly limit, please try again later"
+)
+BUSY = (
+    "the server is busy checking other uploads; nothing was stored and nothing "
+    "counts against your hourly limit, please try again in a minute"
+)
+
+logger = logging.getLogger(__name__)
 
 
 class UploadError(ValueError):
     """The upload is refused; the message is for the bot's author."""
+
+
+class CheckUnavailable(Exception):
+    """The server could not check the upload (no child process to compile it,
+    or one starved by a busy machine): not the file's fault, nothing was stored or
+    counted, and trying later may work."""
 
 
 @dataclass(frozen=True)
@@ -196,20 +219,85 @@ def _without_wrapping_folder(files: dict[str, bytes]) -> dict[str, bytes]:
 
 def _check_main(source: bytes, shown: str) -> None:
     """The bot's main.py compiles; messages call it `shown`, the name of the
-    uploaded file when a single .py file was uploaded (it becomes main.py)."""
+    uploaded file when a single .py file was uploaded (it becomes main.py).
+    The compiling runs in a child process (`_compile_in_child`)."""
     try:
         text = source.decode("utf-8-sig")  # Python itself accepts a leading byte-order mark
     except UnicodeDecodeError as exc:
         raise UploadError(f"{shown} is not UTF-8 text (byte {exc.start})") from None
     if "\x00" in text:
         raise UploadError(f"{shown} contains NUL bytes; it cannot be compiled")
-    try:
-        compile(text, shown, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        raise UploadError(f"{shown} has a syntax error on line {exc.lineno}: {exc.msg}") from None
-    except ValueError as exc:  # e.g. NUL bytes
-        raise UploadError(f"{shown} cannot be compiled: {exc}") from None
-    except (RecursionError, MemoryError):  # what Python's parser says to deep nesting
+    del text
+    found = _compile_in_child(source, shown)
+    kind = found.get("verdict")
+    if kind == "ok":
+        return
+    if kind == "syntax":
+        raise UploadError(f"{shown} has a syntax error on line {found['lineno']}: {found['msg']}")
+    if kind == "value":
+        raise UploadError(f"{shown} cannot be compiled: {found['msg']}")
+    if kind == "nesting":  # what Python's parser says to deep nesting
+        raise UploadError(f"{shown} cannot be compiled: it nests too deeply for Python's parser")
+    if kind == "memory":
         raise UploadError(
-            f"{shown} cannot be compiled: it nests too deeply for Python's parser"
-        ) from None
+            f"{shown} needs more than {settings.UPLOAD_CHECK_MEMORY_MIB} MiB to check"
+        )
+    logger.error("upload check: unknown verdict %r", found)
+    raise CheckUnavailable(NOT_CHECKED)
+
+
+def _compile_in_child(source: bytes, shown: str) -> dict:
+    """Compile `source` in a short-lived child with its own CPU time and
+    address-space limits (ladder/compile_check.py) and return its verdict.
+    Compiling a pathological file in the web process held its GIL for
+    seconds and grew it by hundreds of MiB for good (found by a load test).
+
+    UploadError when the file takes more than UPLOAD_CHECK_SECONDS of CPU
+    time; CheckUnavailable (the server's fault, nothing counted) when the
+    child cannot be started, is starved of CPU or gives no verdict."""
+    seconds = settings.UPLOAD_CHECK_SECONDS
+    mib = settings.UPLOAD_CHECK_MEMORY_MIB
+    return _run_child(source, shown, seconds, mib)
+
+
+def _run_child(source: bytes, shown: str, seconds: int, mib: int) -> dict:
+    command = [sys.executable, "-I", "-S", str(COMPILE_CHECK), str(seconds), str(mib)]
+    try:
+        child = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={},  # none of the web process's secrets
+            close_fds=True,
+        )
+    except OSError as exc:
+        logger.error("upload check: cannot start %s: %s", command[0], exc)
+        raise CheckUnavailable(NOT_CHECKED) from exc
+    try:
+        # The file's own limit is CPU time (RLIMIT_CPU in the child), which
+        # does not depend on how busy the machine is; the wall clock only
+        # bounds how long a starved child can hold this thread.
+        out, err = child.communicate(source, timeout=2 * seconds + 1)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        logger.warning("upload check: no verdict in %s s of wall-clock time", 2 * seconds + 1)
+        raise CheckUnavailable(BUSY) from None
+    except BaseException:
+        child.kill()
+        child.wait()
+        raise
+    if child.returncode in (-signal.SIGXCPU, -signal.SIGKILL):  # RLIMIT_CPU
+        raise UploadError(f"{shown} took longer than {seconds} s to check")
+    try:
+        found = json.loads(out.decode("utf-8").splitlines()[-1])
+    except (ValueError, IndexError):
+        found = None
+    if isinstance(found, dict) and child.returncode == 0:
+        return found
+    if b"MemoryError" in err:  # ran out before it could say so
+        return {"verdict": "memory"}
+    tail = err.decode("utf-8", "replace")[-500:]
+    logger.error("upload check: exit status %s, no verdict: %s", child.returncode, tail)
+    raise CheckUnavailable(NOT_CHECKED)

@@ -20,7 +20,7 @@ from ladder.bots import (
 from ladder.forms import UploadForm
 from ladder.models import BotVersion, Match, MatchSeat
 from ladder.pages import can_see_private
-from ladder.uploads import UploadError
+from ladder.uploads import CheckUnavailable, UploadError
 from ladder.views import found_or_404, reason_with_names
 
 
@@ -49,7 +49,7 @@ def upload(request: HttpRequest) -> HttpResponse:
             file_refused = isinstance(exc, UploadError) and not isinstance(
                 exc, (LimitError, NameTakenError)
             )
-        except StorageFailure as exc:  # the server's fault: nothing counted against the user
+        except (StorageFailure, CheckUnavailable) as exc:  # the server's fault: nothing counted
             form.add_error(None, str(exc))
             file_refused = False
             status = 503

@@ -25,7 +25,7 @@ from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationEr
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError, StorageFailure
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S
 from ladder.tokens import HIDDEN_CATEGORIES
-from ladder.uploads import UploadError
+from ladder.uploads import CheckUnavailable, UploadError
 
 logger = logging.getLogger(__name__)
 
@@ -218,6 +218,11 @@ def _storage_failure(request: HttpRequest, exc: StorageFailure) -> HttpResponse:
     return error_response(503, str(exc), headers={"Retry-After": "60"})
 
 
+def _check_unavailable(request: HttpRequest, exc: CheckUnavailable) -> HttpResponse:
+    # the cause is logged where it happened (ladder.uploads)
+    return error_response(503, str(exc), headers={"Retry-After": "60"})
+
+
 def database_away() -> JsonResponse:
     """The answer while the database is away, from any route (see also
     ladder.views.server_error)."""
@@ -251,6 +256,7 @@ def install_handlers(api) -> None:
     api.add_exception_handler(HttpError, _http_error)
     api.add_exception_handler(UploadError, _upload_error)
     api.add_exception_handler(StorageFailure, _storage_failure)
+    api.add_exception_handler(CheckUnavailable, _check_unavailable)
     api.add_exception_handler(Exception, _unexpected)
 
 

@@ -328,3 +328,38 @@ def test_version_list_is_paged(as_alice, alice) -> None:
     last = as_alice.get(f"/api/bots/{bot.pk}/versions?page=3&page_size=2").json()
     assert [v["number"] for v in last["results"]] == [1]
     assert as_alice.get(f"/api/bots/{bot.pk}/versions?page_size=101").status_code == 422
+
+
+def test_no_compile_check_is_a_503_that_counts_nothing(
+    as_alice, alice, media_dir, monkeypatch, settings
+) -> None:
+    """The child process that compiles main.py could not be started: the
+    server's fault, not the file's; nothing is stored or counted."""
+    from ladder import uploads
+
+    def cannot_spawn(*args, **kwargs):
+        raise OSError(12, "Cannot allocate memory")
+
+    settings.MAX_UPLOADS_PER_HOUR = 2
+    bot = ready_bot(alice, "unchecked")
+    before = stored_files(media_dir)
+    monkeypatch.setattr(uploads.subprocess, "Popen", cannot_spawn)
+    for _ in range(3):  # more than the hourly limit leaves: none of them counted
+        response = upload(as_alice, bot.pk, "main.py", RANDOM_BOT + b"# v2\n")
+        error = assert_error(response, 503, "unavailable")
+        assert error["message"] == uploads.NOT_CHECKED
+        assert response["Retry-After"] == "60"
+    assert list(bot.versions.values_list("number", flat=True)) == [1]
+    assert stored_files(media_dir) == before
+    assert not RefusedUpload.objects.exists()
+    monkeypatch.undo()
+    assert upload(as_alice, bot.pk, "main.py", RANDOM_BOT + b"# v2\n").status_code == 201
+
+
+def test_a_file_over_the_check_limits_is_refused_and_counted(as_alice, alice, settings) -> None:
+    settings.UPLOAD_CHECK_MEMORY_MIB = 100
+    bot = ready_bot(alice, "hungry")
+    data = b"x = [" + b"1," * 300_000 + b"]\n"
+    error = assert_error(upload(as_alice, bot.pk, "big.py", data), 422, "upload_rejected", "file")
+    assert error["message"] == "big.py needs more than 100 MiB to check"
+    assert RefusedUpload.objects.filter(owner=alice).count() == 1

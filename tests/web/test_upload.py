@@ -183,3 +183,23 @@ def test_a_full_disk_says_so_on_the_page(client: Client, alice, media_dir, monke
     assert "the server could not store your upload (No space left on device)" in text
     assert not Bot.objects.filter(name="diskfull").exists()
     assert not BotVersion.objects.exists() and not RefusedUpload.objects.exists()
+
+
+@pytest.mark.django_db
+def test_no_compile_check_says_so_on_the_page(client: Client, alice, monkeypatch) -> None:
+    """The child that compiles main.py could not be started: a 503, no new
+    bot, nothing counted against the hourly limit."""
+    from ladder import uploads
+
+    def cannot_spawn(*args, **kwargs):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(uploads.subprocess, "Popen", cannot_spawn)
+    client.force_login(alice)
+    response = upload(client, RANDOM_BOT, game="splendor-duel", name="unchecked")
+    assert response.status_code == 503
+    text = html.unescape(response.content.decode())
+    assert uploads.NOT_CHECKED in text
+    assert "fix the file" not in text  # not the file's fault
+    assert not Bot.objects.filter(name="unchecked").exists()
+    assert not BotVersion.objects.exists() and not RefusedUpload.objects.exists()

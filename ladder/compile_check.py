@@ -1,0 +1,81 @@
+"""Compile an upload's main.py in a child process with its own limits.
+
+Run by `ladder.uploads` as `python -I -S compile_check.py SECONDS MIB`, the
+source on stdin: the standard library only, never Django (the child must not
+load the web process's settings or grow to its size). It sets its own CPU
+time and address-space limits before it reads the source, compiles it (which
+runs none of it) and writes one JSON line: its verdict.
+
+    {"verdict": "ok"}
+    {"verdict": "syntax", "lineno": 3, "msg": "invalid syntax"}
+    {"verdict": "value", "msg": "source code string cannot contain null bytes"}
+    {"verdict": "nesting"}     the parser's own depth limits (RecursionError,
+                               or a MemoryError far below the memory limit)
+    {"verdict": "memory"}      a MemoryError near the memory limit
+
+A child that runs out of CPU time is killed by SIGXCPU (RLIMIT_CPU; SIGKILL a
+second later) and writes nothing. The parent also kills one that has no
+verdict after twice that of wall-clock time (a starved child: the server's fault).
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+
+MIB = 1 << 20
+
+
+def limit(seconds: int, mib: int) -> None:
+    """The child's limits: CPU seconds (SIGXCPU, then SIGKILL a second
+    later) and address space (allocations beyond it fail: MemoryError)."""
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (mib * MIB, mib * MIB))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def peak_bytes() -> int:
+    """The largest address space this process had (VmPeak); 0 if unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmPeak:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def verdict(source: bytes, mib: int) -> dict:
+    try:
+        text = source.decode("utf-8-sig")  # the parent checked it is UTF-8
+        compile(text, "main.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return {"verdict": "syntax", "lineno": exc.lineno, "msg": exc.msg}
+    except ValueError as exc:
+        return {"verdict": "value", "msg": str(exc)}
+    except RecursionError:
+        return {"verdict": "nesting"}
+    except MemoryError:
+        text = None  # free what can be freed before the verdict is written
+        # Python 3.11's parser says MemoryError (with no message) to a stack
+        # overflow, after a few MiB; memory that really ran out ran out near
+        # the limit (a failed allocation asks for at most about what is held).
+        if peak_bytes() >= mib * MIB // 2:
+            return {"verdict": "memory"}
+        return {"verdict": "nesting"}
+    return {"verdict": "ok"}
+
+
+def main(argv: list[str]) -> int:
+    seconds, mib = int(argv[1]), int(argv[2])
+    limit(seconds, mib)
+    source = sys.stdin.buffer.read()
+    sys.stdout.write(json.dumps(verdict(source, mib)) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
