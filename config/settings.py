@@ -213,9 +213,11 @@ if PRODUCTION and SANDBOX_BACKEND == "auto" and not ALLOW_PROCESS_SANDBOX:
 # --- Uploads and ladder limits ----------------------------------------------
 BOT_UPLOAD_MAX_BYTES = env_int("BOT_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)
 #: compiling an upload's main.py runs in a child process (ladder/compile_check.py)
-#: with these limits; a file over either is refused
+#: with these limits; a file over either is refused, and at most
+#: UPLOAD_CHECK_CONCURRENCY checks run at once in each web process
 UPLOAD_CHECK_SECONDS = env_int("UPLOAD_CHECK_SECONDS", 5, minimum=1, maximum=300)
 UPLOAD_CHECK_MEMORY_MIB = env_int("UPLOAD_CHECK_MEMORY_MIB", 1024, minimum=64, maximum=65536)
+UPLOAD_CHECK_CONCURRENCY = env_int("UPLOAD_CHECK_CONCURRENCY", 2, minimum=1, maximum=64)
 # the replay viewer's derived frames on disk (ladder/views_replay.py), least recently used go first
 REPLAY_FRAMES_CACHE_MB = env_int("REPLAY_FRAMES_CACHE_MB", 1024, minimum=1)
 BOT_ZIP_MAX_UNPACKED_BYTES = env_int("BOT_ZIP_MAX_UNPACKED_BYTES", 8 << 20, minimum=1024)

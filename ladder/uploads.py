@@ -17,6 +17,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -29,6 +30,10 @@ NAME_MAX_BYTES = 255
 PATH_MAX_BYTES = 1024
 #: the child that compiles main.py (stdlib only: it never loads Django)
 COMPILE_CHECK = Path(__file__).with_name("compile_check.py")
+#: how long an upload waits for one of its web process's check slots
+#: (UPLOAD_CHECK_CONCURRENCY) before it is answered "busy": short, as a
+#: waiting upload holds one of the process's threads that pages need
+SLOT_WAIT_SECONDS = 1.0
 NOT_CHECKED = (
     "the server could not check your upload just now; nothing was stored and nothing "
     "counts against your hourly limit, please try again later"
@@ -47,7 +52,7 @@ class UploadError(ValueError):
 
 class CheckUnavailable(Exception):
     """The server could not check the upload (no child process to compile it,
-    or one starved by a busy machine): not the file's fault, nothing was stored or
+    or every check slot busy): not the file's fault, nothing was stored or
     counted, and trying later may work."""
 
 
@@ -246,6 +251,20 @@ def _check_main(source: bytes, shown: str) -> None:
     raise CheckUnavailable(NOT_CHECKED)
 
 
+_slots_lock = threading.Lock()
+_slots: tuple[int, threading.BoundedSemaphore] | None = None
+
+
+def _check_slots() -> threading.BoundedSemaphore:
+    """This process's UPLOAD_CHECK_CONCURRENCY slots (made anew if the setting changed)."""
+    global _slots
+    wanted = settings.UPLOAD_CHECK_CONCURRENCY
+    with _slots_lock:
+        if _slots is None or _slots[0] != wanted:
+            _slots = (wanted, threading.BoundedSemaphore(wanted))
+        return _slots[1]
+
+
 def _compile_in_child(source: bytes, shown: str) -> dict:
     """Compile `source` in a short-lived child with its own CPU time and
     address-space limits (ladder/compile_check.py) and return its verdict.
@@ -253,11 +272,18 @@ def _compile_in_child(source: bytes, shown: str) -> dict:
     seconds and grew it by hundreds of MiB for good (found by a load test).
 
     UploadError when the file takes more than UPLOAD_CHECK_SECONDS of CPU
-    time; CheckUnavailable (the server's fault, nothing counted) when the
-    child cannot be started, is starved of CPU or gives no verdict."""
+    time; CheckUnavailable (the server's fault, nothing counted) when every
+    check slot of this process stays busy, the child cannot be started, is
+    starved of CPU or gives no verdict."""
     seconds = settings.UPLOAD_CHECK_SECONDS
     mib = settings.UPLOAD_CHECK_MEMORY_MIB
-    return _run_child(source, shown, seconds, mib)
+    slots = _check_slots()
+    if not slots.acquire(timeout=SLOT_WAIT_SECONDS):
+        raise CheckUnavailable(BUSY)
+    try:
+        return _run_child(source, shown, seconds, mib)
+    finally:
+        slots.release()
 
 
 def _run_child(source: bytes, shown: str, seconds: int, mib: int) -> dict:

@@ -119,6 +119,22 @@ def test_the_checks_before_the_child_are_unchanged(monkeypatch) -> None:
         check_upload("bot.py", b"x = 1\x00\n")
 
 
+def test_a_busy_process_answers_busy(settings, monkeypatch) -> None:
+    """Every check slot taken for longer than the wait: the server's fault too."""
+    settings.UPLOAD_CHECK_SECONDS = 1
+    settings.UPLOAD_CHECK_CONCURRENCY = 1
+    monkeypatch.setattr(uploads, "SLOT_WAIT_SECONDS", 0.05)
+    slots = uploads._check_slots()
+    assert slots.acquire(timeout=1)
+    try:
+        with pytest.raises(CheckUnavailable) as caught:
+            check_upload("bot.py", b"x = 1\n")
+        assert str(caught.value) == uploads.BUSY
+    finally:
+        slots.release()
+    assert check_upload("bot.py", b"x = 1\n")
+
+
 def test_a_starved_check_is_the_servers_fault(settings, monkeypatch, tmp_path) -> None:
     """The file's limit is CPU time; a child that gets no verdict within twice
     the limit of wall-clock time was starved by a busy machine (a load test's
