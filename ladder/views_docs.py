@@ -215,6 +215,8 @@ def faq(request: HttpRequest) -> HttpResponse:
         "startup_s": settings.STARTUP_MS / 1000,
         "memory_mib": settings.BOT_MEMORY_MIB,
         "upload_kib": settings.BOT_UPLOAD_MAX_BYTES // 1024,
+        "check_s": settings.UPLOAD_CHECK_SECONDS,
+        "check_mib": settings.UPLOAD_CHECK_MEMORY_MIB,
         "max_bots": settings.MAX_BOTS_PER_USER,
         "uploads_per_hour": settings.MAX_UPLOADS_PER_HOUR,
         "validation_matches": settings.VALIDATION_MATCHES,

@@ -32,7 +32,11 @@ def test_doc_pages_render_the_repository_markdown(client: Client) -> None:
 
 def test_faq_shows_the_servers_limits(client: Client, settings) -> None:
     settings.MOVE_MS = 1234
-    assert "1.234 s per decision" in client.get("/docs/faq/").content.decode()
+    settings.UPLOAD_CHECK_SECONDS = 7
+    settings.UPLOAD_CHECK_MEMORY_MIB = 333
+    faq = client.get("/docs/faq/").content.decode()
+    assert "1.234 s per decision" in faq
+    assert "must compile in 7 s of CPU time and 333 MiB of memory" in faq
 
 
 def test_getting_started_shows_the_command_line_upload(client: Client) -> None:
