@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -105,3 +107,25 @@ def pytest_unconfigure(config: pytest.Config) -> None:
                 conn.default_channel.queue_purge(queue)
     except Exception:  # nothing queued, or the broker is gone: nothing to clean
         pass
+
+
+def at_once(work: Callable[[int], None], count: int, timeout_s: float = 60.0) -> None:
+    """Run work(0) … work(count - 1) in threads released together (a barrier),
+    for races on the database: each thread closes its own connection. What a
+    call raises is the thread's (the test asserts on what `work` records)."""
+    from django.db import connection
+
+    start = threading.Barrier(count)
+
+    def run(i: int) -> None:
+        try:
+            start.wait(timeout=30)
+            work(i)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout_s)

@@ -40,6 +40,7 @@ from ladder.results import record_result
 from ladder.scheduler import fill_queue
 from ladder.tokens import TokenError, create_token
 from ladder.uploads import UploadError
+from tests.conftest import at_once
 from tests.ladder.conftest import CRASH_BOT, RANDOM_BOT, paced_random_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -199,26 +200,18 @@ def test_a_validation_that_cannot_be_played_rejects_without_blame(
 def test_per_user_limits_hold_under_concurrent_requests(alice, settings, monkeypatch) -> None:
     settings.MAX_BOTS_PER_USER = 3
     settings.MAX_UPLOADS_PER_HOUR = 3
-    start = threading.Barrier(6)
 
     def race(work):
         outcomes = []
 
         def one(i):
             try:
-                start.wait(timeout=30)
                 work(i)
                 outcomes.append("ok")
             except (UploadError, TokenError) as exc:
                 outcomes.append(str(exc))
-            finally:
-                connection.close()
 
-        threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
+        at_once(one, 6)
         return sorted(outcomes)
 
     made = race(lambda i: create_bot(alice, "splendor-duel", f"racer-{i}"))
@@ -950,25 +943,17 @@ def test_refused_uploads_sent_together_count_each_other(alice, settings, monkeyp
         return check(name, data)
 
     monkeypatch.setattr(bots_module, "check_upload", slow_check)
-    start = threading.Barrier(6)
     outcomes: list[str] = []
 
     def one(i: int) -> None:
         try:
-            start.wait(timeout=30)
             add_version(bot, "bot.py", b"def broken(:\n" + f"# {i}".encode())
             outcomes.append("stored")
         except UploadError as exc:
             bots_module.remember_refused_upload(alice, exc)  # as the views do
             outcomes.append("limit" if "per hour" in str(exc) else "checked")
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    at_once(one, 6)
     assert sorted(outcomes) == ["checked"] * 3 + ["limit"] * 3, outcomes
     assert RefusedUpload.objects.filter(owner=alice).count() == 3
 
