@@ -52,20 +52,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
+    """The bot's newest `--limit` matches, walked with the API's cursor
+    (`before` = the previous answer's `next`): page numbers shift under a walk
+    as new matches arrive, which repeated matches (docs/api.md, "Matches").
+    A server without the cursor (no `next` in its answer) is paged as before."""
     matches: list[dict] = []
+    before = None
     page = 1
     while len(matches) < args.limit:
         size = min(PAGE_MAX, args.limit)
-        query = {
-            "bot": bot_id,
-            "status": args.status,
-            "kind": args.kind,
-            "page": page,
-            "page_size": size,
-        }
+        query = {"bot": bot_id, "status": args.status, "kind": args.kind, "page_size": size}
+        query.update({"before": before} if before is not None else {"page": page})
         batch = client.get("/api/matches", query)
         matches.extend(batch["results"])
-        if page * size >= batch["count"]:
+        if "next" in batch:
+            before = batch["next"]
+            if before is None:
+                break
+        elif page * size >= batch["count"]:
             break
         page += 1
     return matches[: args.limit]

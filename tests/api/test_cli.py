@@ -251,3 +251,30 @@ def test_ladder_rules_from_an_unreachable_server_is_a_clear_error(
     assert code == 2
     err = capsys.readouterr().err
     assert "--ladder-rules: cannot reach the server at http://127.0.0.1:9" in err
+
+
+def test_matches_walks_with_the_cursor_while_new_matches_arrive(
+    cli_env, alpha, beta, capsys, monkeypatch
+) -> None:
+    """More than a page of matches, and a new one created between two requests:
+    page numbers would shift and repeat the last match of the first page; the
+    cursor (`before`/`next`) lists each match once, newest first."""
+    from arena.api_client import Client
+
+    versions = [alpha.active_version, beta.active_version]
+    made = [create_match("splendor-duel", versions).pk for _ in range(105)]
+    real_get = Client.get
+    calls: list[dict] = []
+
+    def get(self, path, query=None):
+        if path == "/api/matches":
+            calls.append(dict(query))
+            if len(calls) == 2:  # the ladder goes on while the command reads
+                create_match("splendor-duel", versions)
+        return real_get(self, path, query)
+
+    monkeypatch.setattr(Client, "get", get)
+    assert main(["matches", "--bot", "alpha", "--limit", "105", "--json"]) == 0
+    listed = [m["id"] for m in json.loads(capsys.readouterr().out)]
+    assert listed == made[::-1]
+    assert calls[1].get("before") == made[5]
