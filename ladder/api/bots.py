@@ -141,7 +141,7 @@ def bot_versions(request: HttpRequest, bot_id: int, query: Query[PageQuery]):
 
 @router.post(
     "/bots/{int:bot_id}/versions",
-    response={201: VersionOut, **errors(401, 403, 404, 413, 429)},
+    response={201: VersionOut, **errors(401, 403, 404, 413, 429, 503)},
     auth=SIGNED_IN,
     url_name="version_upload",
 )
@@ -149,7 +149,9 @@ def upload_version(request: HttpRequest, bot_id: int, file: File[UploadedFile]):
     """Upload a new version: one .py file, or a .zip with main.py at its root (multipart
     field `file`). It starts `pending` and plays validation matches; poll
     GET /api/versions/{id} for `ready` or `rejected` with the reason. A refused upload
-    stores nothing."""
+    (422, among others a main.py that needs more than the server's time or memory to
+    compile) stores nothing; 503 (with Retry-After) means the server could not check
+    or store it just now: nothing was stored or counted, try again later."""
     user = require_user(request)
     parts = len(request.FILES.getlist("file"))
     if parts > 1:  # ninja would silently take the last one

@@ -201,3 +201,12 @@ def test_the_schema_is_served_and_lists_every_endpoint(client) -> None:
     assert {} in schema["paths"]["/api/games"]["get"]["security"]
     assert {} not in schema["paths"]["/api/bots"]["post"]["security"]
     assert client.get("/api/docs").status_code == 200
+
+
+def test_the_schema_lists_the_uploads_503(client) -> None:
+    """An upload the server cannot check (every check slot busy, no child
+    process) or store answers 503 with Retry-After; clients generated from the
+    schema must know that answer, which is not the file's fault."""
+    upload = client.get("/api/openapi.json").json()["paths"]["/api/bots/{bot_id}/versions"]
+    assert {"413", "422", "429", "503"} <= set(upload["post"]["responses"])
+    assert "503" in upload["post"]["description"]
