@@ -56,9 +56,10 @@ def upload(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"{bot.name} v{version.number} uploaded; validating now.")
             return redirect("version", bot_id=bot.pk, number=version.number)
-    return render(
-        request, "ladder/upload.html", {"form": form, "file_refused": file_refused}, status=status
-    )
+    # a 503's message says itself that nothing was stored or counted and to try
+    # later: not "Refused:", nor "Nothing was stored." a second time
+    ctx = {"form": form, "file_refused": file_refused, "server_fault": status == 503}
+    return render(request, "ladder/upload.html", ctx, status=status)
 
 
 def _own_version(request: HttpRequest, bot_id: int, number: int) -> BotVersion:

@@ -201,5 +201,8 @@ def test_no_compile_check_says_so_on_the_page(client: Client, alice, monkeypatch
     text = html.unescape(response.content.decode())
     assert uploads.NOT_CHECKED in text
     assert "fix the file" not in text  # not the file's fault
+    # nor refused: the server's fault, said once (the message says nothing was stored)
+    assert "Refused:" not in text and "Not uploaded (the server's fault" in text
+    assert text.count("nothing was stored") + text.count("Nothing was stored") == 1
     assert not Bot.objects.filter(name="unchecked").exists()
     assert not BotVersion.objects.exists() and not RefusedUpload.objects.exists()
