@@ -37,6 +37,11 @@ def test_faq_shows_the_servers_limits(client: Client, settings) -> None:
     faq = client.get("/docs/faq/").content.decode()
     assert "1.234 s per decision" in faq
     assert "must compile in 7 s of CPU time and 333 MiB of memory" in faq
+    # the sandbox's limits are what `arena play --sandbox docker` tests; the
+    # compile check is not one of them (the FAQ read as if it were)
+    sandbox_tip = faq.index("Test with <code>arena play --sandbox docker</code>")
+    assert sandbox_tip < faq.index("must compile in 7 s")
+    assert "<code>arena play</code> does not check this" in faq
 
 
 def test_getting_started_shows_the_command_line_upload(client: Client) -> None:
