@@ -165,7 +165,9 @@ def check_upload_rate(owner, reserved: RefusedUpload | None = None) -> None:
         minutes = math.ceil(wait_s / 60)
         what = f"{len(times)} uploads in the last hour"
         if refused:
-            what += f" ({len(refused)} refused by the checks)"
+            # the same rows hold refusals and the places of uploads being
+            # checked right now (`reserve_upload`): a burst's are not refused yet
+            what += f" ({len(refused)} refused by the checks or still being checked)"
         raise LimitError(
             f"you made {what}; the limit is {limit} per hour (you can upload again in "
             f"{minutes} minute{'s' if minutes != 1 else ''})",

@@ -969,3 +969,20 @@ def test_an_accepted_upload_gives_back_its_reservation(alice, settings) -> None:
     with pytest.raises(UploadError, match="per hour"):
         add_version(bot, "bot.py", RANDOM_BOT + b"# 2\n")
     assert RefusedUpload.objects.count() == 1  # a limit refusal is not counted
+
+
+def test_the_limit_does_not_call_uploads_being_checked_refused(alice, settings) -> None:
+    """A burst's uploads hold their places while checked (reserve_upload); the
+    429 said "(2 refused by the checks)" of two uploads still being checked,
+    which were then accepted (found by QA against a live server)."""
+    settings.MAX_UPLOADS_PER_HOUR = 3
+    bot = create_bot(alice, "splendor-duel", "inflight")
+    add_version(bot, "bot.py", RANDOM_BOT, validate=False)
+    bots_module.reserve_upload(alice)  # two uploads in their check right now
+    bots_module.reserve_upload(alice)
+    with pytest.raises(UploadError) as caught:
+        add_version(bot, "bot.py", RANDOM_BOT + b"# 2\n")
+    message = str(caught.value)
+    assert "3 uploads in the last hour" in message
+    assert "(2 refused by the checks)" not in message
+    assert "still being checked" in message
