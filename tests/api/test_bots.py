@@ -6,6 +6,7 @@ import errno
 import io
 import os
 import zipfile
+from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -132,6 +133,10 @@ def test_upload_a_file_and_a_zip_then_see_the_status(as_alice, alice) -> None:
     listed = as_alice.get(f"/api/bots/{bot.pk}/versions").json()
     assert [v["number"] for v in listed["results"]] == [2, 1]
     assert listed["count"] == 2 and listed["bot"] == bot.pk
+    # docs/api.md shows this shape (it was a bare list: scripts must change)
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text()
+    assert '{"count": 2, "page": 1, "page_size": 20, "bot": 3,' in guide
+    assert set(listed) == {"count", "page", "page_size", "bot", "results"}
 
 
 @pytest.mark.parametrize(
