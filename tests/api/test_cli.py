@@ -278,3 +278,26 @@ def test_matches_walks_with_the_cursor_while_new_matches_arrive(
     listed = [m["id"] for m in json.loads(capsys.readouterr().out)]
     assert listed == made[::-1]
     assert calls[1].get("before") == made[5]
+
+
+def test_matches_pages_by_number_on_a_server_without_the_cursor(
+    cli_env, alpha, beta, capsys, monkeypatch
+) -> None:
+    """A server from before `next` (its answers lack the key) is still read
+    past its first page, by page number."""
+    from arena.api_client import Client
+
+    versions = [alpha.active_version, beta.active_version]
+    made = [create_match("splendor-duel", versions).pk for _ in range(103)]
+    real_get = Client.get
+
+    def old_server(self, path, query=None):
+        answer = real_get(self, path, query)
+        if path == "/api/matches":
+            assert "before" not in (query or {})
+            answer.pop("next")
+        return answer
+
+    monkeypatch.setattr(Client, "get", old_server)
+    assert main(["matches", "--bot", "alpha", "--limit", "150", "--json"]) == 0
+    assert [m["id"] for m in json.loads(capsys.readouterr().out)] == made[::-1]
