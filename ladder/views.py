@@ -188,6 +188,10 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
     return render(request, "ladder/leaderboard.html", ctx)
 
 
+#: the bot page lists this many of a bot's newest versions
+VERSIONS_SHOWN = 30
+
+
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = found_or_404(
         Bot.objects.select_related("owner", "rating", "active_version"), "bot", pk=bot_id
@@ -223,7 +227,9 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "game": game,
         "rules": rules,
         "rating": getattr(bot, "rating", None),
-        "versions": list(bot.versions.order_by("-number")[:30]),
+        "versions": list(bot.versions.order_by("-number")[:VERSIONS_SHOWN]),
+        # the API lists all of them; the page says how many it leaves out
+        "versions_total": bot.versions.count(),
         "chart": rating_chart(points, f"Rating history of {bot.name}"),
         "chart_summary": rating_summary(points),
         "chart_size": len(points),

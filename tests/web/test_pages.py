@@ -303,6 +303,24 @@ def test_a_bots_match_count_stops_past_the_page_shown(
     assert len(many.captured_queries) == len(single.captured_queries)
 
 
+def test_bot_page_says_how_many_versions_it_leaves_out(client: Client, alice, monkeypatch) -> None:
+    from ladder import views
+    from ladder.bots import add_version
+
+    bot = make_bot(alice, "many")  # v1
+    for n in (2, 3):
+        add_version(bot, "main.py", f"print({n})\n".encode(), validate=False)
+    monkeypatch.setattr(views, "VERSIONS_SHOWN", 2)
+    text = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert "v3" in text and "v2" in text and ">v1<" not in text
+    assert (
+        f"The 2 newest of 3 versions. The API lists them all: <code>GET /api/bots/{bot.pk}/versions</code>"
+        in text
+    )
+    monkeypatch.setattr(views, "VERSIONS_SHOWN", 3)
+    assert "newest of" not in client.get(f"/bots/{bot.pk}/").content.decode()
+
+
 def test_bot_page_with_only_validation_matches_says_so(client: Client, alice) -> None:
     """QA: "No matches yet." under the bot's matches while the Faults section
     below listed the bot's validation matches."""
