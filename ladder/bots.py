@@ -38,7 +38,7 @@ from ladder.models import (
     lock_user,
     version_upload_path,
 )
-from ladder.results import activate
+from ladder.results import activate, cancel_queued_ladder_matches
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
 SYSTEM_USERNAME = "gemarena"
@@ -138,6 +138,36 @@ def delete_empty_bot(bot: Bot) -> None:
                 "only a bot without any upload can be deleted"
             )
         locked.delete()
+
+
+def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
+    """The owner takes `bot` off the ladder (no new ladder matches; the ones
+    queued for it are cancelled, unrated) or puts it back. Its ratings,
+    history and challenges are untouched. Returns what happened, for the
+    owner; doing what is already done changes nothing."""
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        if locked.withdrawn == withdrawn:
+            state = "off the ladder already" if withdrawn else "on the ladder already"
+            return f"{locked.name} is {state}."
+        Bot.objects.filter(pk=locked.pk).update(withdrawn=withdrawn)
+        locked.withdrawn = bot.withdrawn = withdrawn
+        if withdrawn:
+            cancelled = cancel_queued_ladder_matches(
+                [locked.pk], f"not played: {locked.name} was withdrawn by its owner"
+            )
+            note = ""
+            if cancelled:
+                note = f" {cancelled} queued ladder match{'es' if cancelled > 1 else ''} cancelled."
+            return f"{locked.name} is off the ladder: it plays no new ladder matches.{note}"
+    name = locked.name
+    if not locked.enabled:
+        return f"{name} is back on the ladder, but the site's staff disabled it: it plays again once they enable it."
+    if locked.paused_reason:
+        return f"{name} is back on the ladder, but it is still paused ({locked.paused_reason})."
+    if locked.active_version_id is None:
+        return f"{name} is back on the ladder; it plays once a version of it is accepted."
+    return f"{name} is back on the ladder."
 
 
 def check_upload_rate(owner, reserved: RefusedUpload | None = None) -> None:

@@ -137,7 +137,15 @@ class Bot(models.Model):
     active_version = models.ForeignKey(
         "BotVersion", models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    #: staff's switch (the admin); the owner cannot turn it back on
     enabled = models.BooleanField(default=True)
+    #: the owner's switch: off the ladder (no new ladder matches) until they
+    #: put it back; ratings and history stay, challenges still play it
+    withdrawn = models.BooleanField(
+        default=False,
+        help_text="Its owner took it off the ladder (their switch, on the bot's page); "
+        "staff use Enabled.",
+    )
     #: why the ladder stopped scheduling this bot (faults in a row, operator)
     paused_reason = models.CharField(max_length=300, blank=True)
     consecutive_faults = models.PositiveIntegerField(default=0)
@@ -165,7 +173,17 @@ class Bot(models.Model):
 
     @property
     def plays(self) -> bool:
-        return self.enabled and not self.paused_reason and self.active_version_id is not None
+        """Whether the ladder schedules it: the same test as `PLAYS_ON_LADDER`."""
+        return (
+            self.enabled
+            and not self.withdrawn
+            and not self.paused_reason
+            and self.active_version_id is not None
+        )
+
+
+#: the bots the ladder schedules (`Bot.plays` in the database)
+PLAYS_ON_LADDER = Q(enabled=True, withdrawn=False, paused_reason="", active_version__isnull=False)
 
 
 def version_upload_path(instance: BotVersion, filename: str) -> str:

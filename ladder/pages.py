@@ -114,6 +114,7 @@ def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
             "game",
             "owner__username",
             "enabled",
+            "withdrawn",
             "paused_reason",
             "is_builtin",
             "last_played_at",

@@ -20,7 +20,7 @@ from django.db import transaction
 from arena import OptionError, all_games
 from ladder.leaderboard import rated_pair_games
 from ladder.matches import create_match
-from ladder.models import Bot, Counter, LadderSettings, Match, WorkerHeartbeat
+from ladder.models import PLAYS_ON_LADDER, Bot, Counter, LadderSettings, Match, WorkerHeartbeat
 from ladder.ratings.pairing import PairingBot, plan_matches
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ def target_depth() -> int:
 
 def playing_bots(game: str) -> list[Bot]:
     return list(
-        Bot.objects.filter(game=game, enabled=True, paused_reason="", active_version__isnull=False)
+        Bot.objects.filter(PLAYS_ON_LADDER, game=game)
         .select_related("rating", "active_version")
         .order_by("pk")
     )

@@ -38,6 +38,7 @@ urlpatterns = [
         views.version_source,
         name="version_source",
     ),
+    path("bots/<id:bot_id>/ladder/", views_account.bot_ladder, name="bot_ladder"),
     path("upload/", views_upload.upload, name="upload"),
     # challenges
     path("bots/<id:bot_id>/challenge/", challenge, name="challenge"),

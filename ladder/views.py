@@ -27,7 +27,15 @@ from ladder.api.errors import database_away
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
-from ladder.models import Bot, BotVersion, GameFit, Match, MatchSeat, WorkerHeartbeat
+from ladder.models import (
+    PLAYS_ON_LADDER,
+    Bot,
+    BotVersion,
+    GameFit,
+    Match,
+    MatchSeat,
+    WorkerHeartbeat,
+)
 from ladder.pages import (
     H2H_SHOWN,
     MATCH_COUNT_AHEAD,
@@ -347,7 +355,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     )
     per_hour = finished["last_hour"]
     bots_page = Paginator(
-        Bot.objects.filter(enabled=True, paused_reason="", active_version__isnull=False)
+        Bot.objects.filter(PLAYS_ON_LADDER)
         .select_related("owner")
         .only("name", "game", "owner__username", "last_played_at")
         .order_by("-last_played_at", "pk"),

@@ -1,5 +1,5 @@
-"""Accounts: sign-up, log-in, log-out, the account page, API tokens. The
-password change is Django's own view with our templates (ladder/urls.py)."""
+"""Accounts: sign-up, log-in, log-out, the account page, API tokens, taking
+a bot of yours off the ladder and back. The password change is Django's own view with our templates (ladder/urls.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from ladder.bots import set_withdrawn
 from ladder.forms import SignupForm, TokenForm
 from ladder.models import Bot, BotVersion
 from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
@@ -98,3 +99,20 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     else:
         messages.error(request, "No such active token of yours (already revoked?).")
     return redirect("tokens")
+
+
+@login_required
+@require_POST
+def bot_ladder(request: HttpRequest, bot_id: int) -> HttpResponse:
+    """The owner's switch: `withdrawn=1` takes the bot off the ladder, `0` puts it back."""
+    bot = Bot.objects.filter(pk=bot_id, owner=request.user).first()
+    if bot is None:  # not a bot, or not yours: the same answer
+        raise Http404("No such bot of yours.")
+    choice = request.POST.get("withdrawn")
+    if choice not in ("0", "1"):
+        messages.error(
+            request, "Nothing changed: the form said neither off nor back on the ladder."
+        )
+    else:
+        messages.success(request, set_withdrawn(bot, choice == "1"))
+    return redirect("bot", bot.pk)

@@ -15,6 +15,7 @@ from ladder.api.schemas import (
     BotIn,
     BotOut,
     BotPage,
+    BotPatch,
     PageQuery,
     RatingHistoryPage,
     VersionOut,
@@ -112,6 +113,22 @@ def delete_bot(request: HttpRequest, bot_id: int):
     except bot_service.UploadError as exc:
         raise ApiError(409, str(exc)) from None
     return HttpResponse(status=204)
+
+
+@router.patch(
+    "/bots/{int:bot_id}",
+    response={200: BotOut, **errors(401, 403, 404)},
+    auth=SIGNED_IN,
+    url_name="bot_patch",
+)
+def patch_bot(request: HttpRequest, bot_id: int, data: BotPatch):
+    """Take a bot of yours off the ladder (`{"withdrawn": true}`) or put it back."""
+    user = require_user(request)
+    bot = get_or_404(Bot.objects.all(), bot_id, "bot")
+    if bot.owner_id != user.pk:
+        raise ApiError(403, "only the bot's owner may take it off the ladder or put it back")
+    bot_service.set_withdrawn(bot, data.withdrawn)
+    return bot_out(get_or_404(bots_queryset(), bot_id, "bot"))
 
 
 @router.get(

@@ -157,7 +157,10 @@ class BotOut(Schema):
     name: str
     description: str
     owner: str
-    enabled: bool
+    enabled: bool = Field(description="false: the site's staff disabled it")
+    withdrawn: bool = Field(
+        description="true: its owner took it off the ladder (PATCH /api/bots/{id})"
+    )
     paused_reason: str
     builtin: bool
     created_at: datetime
@@ -184,6 +187,14 @@ class BotIn(BodyIn):
         pattern=BOT_NAME,
     )
     description: str = Field("", max_length=300, pattern=PLAIN_TEXT)
+
+
+class BotPatch(BodyIn):
+    withdrawn: bool = Field(
+        description="true takes the bot off the ladder (no new ladder matches; queued ones "
+        "are cancelled, unrated); false puts it back. Ratings, history and challenges "
+        "are untouched"
+    )
 
 
 class VersionOut(Schema):
@@ -250,6 +261,7 @@ def bot_out(bot: Bot) -> dict:
         "game": bot.game,
         "description": bot.description,
         "enabled": bot.enabled,
+        "withdrawn": bot.withdrawn,
         "paused_reason": bot.paused_reason,
         "builtin": bot.is_builtin,
         "created_at": bot.created_at,

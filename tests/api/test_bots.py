@@ -13,6 +13,7 @@ from django.test import Client
 
 from ladder.bots import add_version, create_bot
 from ladder.leaderboard import refit
+from ladder.matches import create_match
 from ladder.models import Bot, BotVersion, Match, RefusedUpload
 from tests.api.conftest import RANDOM_BOT, ready_bot
 from tests.api.test_auth_errors import assert_error
@@ -371,3 +372,36 @@ def test_a_file_over_the_check_limits_is_refused_and_counted(as_alice, alice, se
     error = assert_error(upload(as_alice, bot.pk, "big.py", data), 422, "upload_rejected", "file")
     assert error["message"] == "big.py needs more than 100 MiB to check"
     assert RefusedUpload.objects.filter(owner=alice).count() == 1
+
+
+def test_the_owner_takes_a_bot_off_the_ladder_and_puts_it_back(
+    as_alice, as_bob, client, alice
+) -> None:
+    bot = ready_bot(alice, "sleeper")
+    other = ready_bot(alice, "partner")
+    queued = create_match("splendor-duel", [bot.active_version, other.active_version])
+    path = f"/api/bots/{bot.pk}"
+    assert client.get(path).json()["withdrawn"] is False
+    off = {"withdrawn": True}
+    assert_error(client.patch(path, off, "application/json"), 401, "unauthenticated")
+    assert_error(as_bob.patch(path, off, "application/json"), 403, "forbidden")
+    maybe = as_alice.patch(path, {"withdrawn": "maybe"}, "application/json")
+    assert_error(maybe, 422, "invalid", "withdrawn")
+    # enabled is the staff's switch: a body naming it is refused, not half applied
+    staffs = as_alice.patch(path, {"enabled": True, "withdrawn": True}, "application/json")
+    assert_error(staffs, 422, "invalid", "enabled")
+    assert_error(as_alice.patch("/api/bots/424242", off, "application/json"), 404, "not_found")
+    bot.refresh_from_db()
+    queued.refresh_from_db()
+    assert not bot.withdrawn and queued.status == Match.Status.QUEUED  # refusals changed nothing
+
+    response = as_alice.patch(path, off, "application/json")
+    assert response.status_code == 200, response.content
+    assert response.json()["withdrawn"] is True and response.json()["enabled"] is True
+    queued.refresh_from_db()
+    assert queued.status == Match.Status.CANCELLED
+    assert client.get(path).json()["withdrawn"] is True
+    back = as_alice.patch(path, {"withdrawn": False}, "application/json")
+    assert back.status_code == 200 and back.json()["withdrawn"] is False
+    bot.refresh_from_db()
+    assert bot.plays

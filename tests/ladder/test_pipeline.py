@@ -545,6 +545,51 @@ def test_a_paused_bot_plays_none_of_its_queued_ladder_matches(
     assert unrelated.status == Match.Status.QUEUED
 
 
+def test_a_bot_its_owner_takes_off_the_ladder_is_not_scheduled_until_put_back(
+    process_sandbox, settings
+) -> None:
+    settings.QUEUE_DEPTH_PER_WORKER = 4
+    off, *others = ladder_bots(3)
+    WorkerHeartbeat.beat("w1@test", "process")
+    waiting = create_match("splendor-duel", [off.active_version, others[0].active_version])
+    unrelated = create_match("splendor-duel", [o.active_version for o in others])
+    assert "1 queued ladder match cancelled." in bots_module.set_withdrawn(off, True)
+    waiting.refresh_from_db()
+    unrelated.refresh_from_db()
+    assert (waiting.status, waiting.reason) == (
+        Match.Status.CANCELLED,
+        f"not played: {off.name} was withdrawn by its owner",
+    )
+    assert unrelated.status == Match.Status.QUEUED
+    off.refresh_from_db()
+    assert off.withdrawn and not off.plays
+    assert fill_queue(random.Random(3)) > 0
+    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    assert not queued.filter(seats__version__bot=off).exists()
+    assert "off the ladder already" in bots_module.set_withdrawn(off, True)
+
+    assert bots_module.set_withdrawn(off, False) == f"{off.name} is back on the ladder."
+    off.refresh_from_db()
+    assert off.plays
+    Match.objects.filter(status=Match.Status.QUEUED).update(status=Match.Status.CANCELLED)
+    assert fill_queue(random.Random(3)) > 0
+    assert queued.filter(seats__version__bot=off).exists()
+
+
+def test_putting_a_disabled_or_paused_bot_back_says_why_it_still_does_not_play(alice) -> None:
+    (bot,) = ladder_bots(1)
+    bots_module.set_withdrawn(bot, True)
+    Bot.objects.filter(pk=bot.pk).update(enabled=False)
+    assert "the site's staff disabled it" in bots_module.set_withdrawn(bot, False)
+    bots_module.set_withdrawn(bot, True)
+    Bot.objects.filter(pk=bot.pk).update(enabled=True, paused_reason="paused after 3 faults")
+    said = bots_module.set_withdrawn(bot, False)
+    assert "still paused (paused after 3 faults)" in said
+    empty = create_bot(alice, "splendor-duel", "empty")
+    bots_module.set_withdrawn(empty, True)
+    assert "once a version of it is accepted" in bots_module.set_withdrawn(empty, False)
+
+
 def test_scheduler_fills_to_depth_with_mirrored_pairs(process_sandbox, settings) -> None:
     settings.QUEUE_DEPTH_PER_WORKER = 3
     ladder_bots(4)

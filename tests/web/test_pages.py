@@ -452,6 +452,42 @@ def test_match_without_replay_says_why_and_shows_no_viewer(
     assert reason in text
 
 
+def test_the_owner_takes_a_bot_off_the_ladder_from_its_page_and_puts_it_back(
+    client: Client, ladder, alice, bob, carol
+) -> None:
+    a, b, _ = ladder
+    url = f"/bots/{a.pk}/ladder/"
+    client.force_login(bob)  # not his: the same answer as no bot, and nothing changes
+    assert "Take off the ladder" not in client.get(f"/bots/{a.pk}/").content.decode()
+    assert client.post(url, {"withdrawn": "1"}).status_code == 404
+    client.force_login(carol)  # staff disable bots in the admin; this is the owner's switch
+    assert client.post(url, {"withdrawn": "1"}).status_code == 404
+    a.refresh_from_db()
+    assert not a.withdrawn
+
+    client.force_login(alice)
+    page = client.get(f"/bots/{a.pk}/").content.decode()
+    assert f'action="{url}"' in page and "Take off the ladder" in page
+    assert client.get(url).status_code == 405  # a form's address, not a page
+    response = client.post(url, {"withdrawn": "yes"}, follow=True)
+    assert "Nothing changed" in response.content.decode()
+    response = client.post(url, {"withdrawn": "1"}, follow=True)
+    assert response.redirect_chain == [(f"/bots/{a.pk}/", 302)]
+    text = response.content.decode()
+    assert "alice-a is off the ladder: it plays no new ladder matches." in text
+    assert '<span class="tag">off the ladder</span>' in text and "Put back on the ladder" in text
+    board = client.get("/games/splendor-duel/").content.decode()
+    row = board.split("alice-a</a>")[1].split("</tr>")[0]
+    assert "off the ladder" in row
+    assert "off the ladder" in client.get("/accounts/").content.decode()
+    assert "alice-a" not in client.get("/queue/").content.decode().split("<h2>Bots</h2>")[1]
+
+    text = client.post(url, {"withdrawn": "0"}, follow=True).content.decode()
+    assert "alice-a is back on the ladder." in text and "Take off the ladder" in text
+    a.refresh_from_db()
+    assert a.plays
+
+
 def test_queue_page(client: Client, ladder) -> None:
     a, b, _ = ladder
     from ladder.matches import create_match
