@@ -103,6 +103,79 @@ def check_header(replay: Any) -> None:
     for key in ("game", "rules_version", "seed", "options", "seats", "steps", "outcome", "faults"):
         if key not in replay:
             raise ReplayError(f"replay lacks {key!r}")
+    check_fields(replay)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_outcome(name: str, outcome: Any, seats: int) -> None:
+    if not isinstance(outcome, dict):
+        raise ReplayError(f"replay {name!r} must be an object, not {type(outcome).__name__}")
+    for key, ok, what in (("ranks", _is_int, "whole numbers"), ("scores", _is_number, "numbers")):
+        values = outcome.get(key)
+        if not isinstance(values, list) or len(values) != seats or not all(map(ok, values)):
+            raise ReplayError(f"replay {name}.{key} must be {seats} {what} (one per seat)")
+    if not isinstance(outcome.get("reason"), str):
+        raise ReplayError(f"replay {name}.reason must be a string")
+
+
+def check_fields(replay: Mapping[str, Any]) -> None:
+    """ReplayError naming the first field whose type or length is wrong, so a
+    damaged or hand-edited file is refused with a clear message instead of
+    failing somewhere inside re-simulation. Unknown keys are left alone."""
+    for key in ("game", "rules_version"):
+        if not isinstance(replay[key], str):
+            raise ReplayError(f"replay {key!r} must be a string")
+    if not _is_int(replay["seed"]):
+        raise ReplayError(f"replay 'seed' must be a whole number, not {replay['seed']!r}")
+    if not isinstance(replay["options"], dict):
+        raise ReplayError("replay 'options' must be an object")
+    labels = replay["seats"]
+    if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+        raise ReplayError("replay 'seats' must be a non-empty list of bot labels")
+    seats = len(labels)
+    steps = replay["steps"]
+    if not isinstance(steps, list):
+        raise ReplayError("replay 'steps' must be a list")
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict):
+            raise ReplayError(f"replay step {i} must be an object")
+        seat = step.get("seat")
+        if not _is_int(seat) or not 0 <= seat < seats:
+            raise ReplayError(f"replay step {i}: 'seat' must be a seat number 0..{seats - 1}")
+        if not isinstance(step.get("action"), str):
+            raise ReplayError(f"replay step {i}: 'action' must be a string")
+        if "think_ms" in step and not _is_number(step["think_ms"]):
+            raise ReplayError(f"replay step {i}: 'think_ms' must be a number")
+        if "note" in step and not isinstance(step["note"], str):
+            raise ReplayError(f"replay step {i}: 'note' must be a string")
+        if "forced" in step and not isinstance(step["forced"], bool):
+            raise ReplayError(f"replay step {i}: 'forced' must be true or false")
+    _check_outcome("outcome", replay["outcome"], seats)
+    if replay.get("engine_outcome") is not None:
+        _check_outcome("engine_outcome", replay["engine_outcome"], seats)
+    faults = replay["faults"]
+    if not isinstance(faults, list) or len(faults) != seats:
+        raise ReplayError(f"replay 'faults' must be a list of {seats} entries (one per seat)")
+    for seat, fault in enumerate(faults):
+        if fault is None:
+            continue
+        if (
+            not isinstance(fault, dict)
+            or not isinstance(fault.get("kind"), str)
+            or not isinstance(fault.get("detail"), str)
+            or not _is_int(fault.get("step"))
+        ):
+            raise ReplayError(
+                f"replay 'faults' entry of seat {seat} must be null or "
+                "{kind: string, detail: string, step: whole number}"
+            )
 
 
 # -- re-simulation -----------------------------------------------------------

@@ -85,6 +85,27 @@ def test_verify_fails_on_a_tampered_replay(tmp_path: Path) -> None:
     assert main(["replay", "verify", str(out)]) == 1
 
 
+def test_replay_commands_refuse_a_damaged_replay_in_one_line(tmp_path: Path, capsys) -> None:
+    """A step without its seat made `arena replay verify` and `show` end in a
+    KeyError traceback; now each says which field is wrong and exits 1."""
+    from arena.replay import save_replay
+
+    out = tmp_path / "m.json.gz"
+    assert main(["play", "splendor-duel", "builtin:random", "builtin:random", "--sandbox",
+                 "process", "--out", str(out)]) == 0  # fmt: skip
+    replay = load_replay(out)
+    del replay["steps"][3]["seat"]
+    save_replay(out, replay)
+    capsys.readouterr()
+    assert main(["replay", "verify", str(out)]) == 1
+    assert "step 3: 'seat' must be a seat number 0..1" in capsys.readouterr().out
+    for extra in ([], ["--all"], ["--step", "1"]):
+        assert main(["replay", "show", str(out), *extra]) == 1
+        captured = capsys.readouterr()
+        assert captured.err == "arena replay: replay step 3: 'seat' must be a seat number 0..1\n"
+        assert captured.out == ""
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
@@ -17,7 +18,7 @@ from arena import (
     spectator_frames,
     verify_replay,
 )
-from arena.replay import render_at
+from arena.replay import check_fields, render_at
 from tests.arena.bots import bot_dir
 
 
@@ -78,3 +79,72 @@ def test_render_at(replay: dict) -> None:
     assert render_at(replay) == render_at(replay, len(replay["steps"]))
     with pytest.raises(ReplayError):
         render_at(replay, len(replay["steps"]) + 1)
+
+
+def _set(path: tuple, value):
+    """A change that sets replay[path[0]][path[1]]... to `value` (or deletes it: ...)."""
+
+    def change(replay: dict) -> None:
+        target = replay
+        for key in path[:-1]:
+            target = target[key]
+        if value is ...:
+            del target[path[-1]]
+        else:
+            target[path[-1]] = value
+
+    return change
+
+
+DAMAGED = [
+    (_set(("steps", 3, "seat"), ...), "step 3: 'seat' must be a seat number"),
+    (_set(("steps", 0, "seat"), "x"), "step 0: 'seat' must be a seat number"),
+    (_set(("steps", 0, "seat"), 2), "step 0: 'seat' must be a seat number 0..1"),
+    (_set(("steps", 0, "seat"), True), "step 0: 'seat' must be a seat number"),
+    (_set(("steps", 0, "action"), 5), "step 0: 'action' must be a string"),
+    (_set(("steps", 0), "take a1"), "step 0 must be an object"),
+    (_set(("steps", 0, "think_ms"), "fast"), "step 0: 'think_ms' must be a number"),
+    (_set(("steps", 0, "note"), ["x"]), "step 0: 'note' must be a string"),
+    (_set(("steps", 0, "forced"), "yes"), "step 0: 'forced' must be true or false"),
+    (_set(("steps",), {"a": 1}), "'steps' must be a list"),
+    (_set(("seed",), "abc"), "'seed' must be a whole number"),
+    (_set(("seed",), 1.5), "'seed' must be a whole number"),
+    (_set(("game",), 7), "'game' must be a string"),
+    (_set(("rules_version",), 1.0), "'rules_version' must be a string"),
+    (_set(("options",), [1]), "'options' must be an object"),
+    (_set(("seats",), 3), "'seats' must be a non-empty list"),
+    (_set(("seats",), []), "'seats' must be a non-empty list"),
+    (_set(("seats",), ["a"] * 9), "outcome.ranks must be 9 whole numbers"),
+    (_set(("outcome",), {"x": 1}), "outcome.ranks must be 2 whole numbers"),
+    (_set(("outcome",), None), "'outcome' must be an object"),
+    (_set(("outcome", "scores"), ["a", "b"]), "outcome.scores must be 2 numbers"),
+    (_set(("outcome", "reason"), None), "outcome.reason must be a string"),
+    (_set(("engine_outcome",), {"ranks": [1]}), "engine_outcome.ranks must be 2"),
+    (_set(("faults",), [None]), "'faults' must be a list of 2 entries"),
+    (_set(("faults",), [{"detail": "x"}, None]), "'faults' entry of seat 0 must be null or"),
+    (_set(("faults",), [None, {"kind": "crash", "detail": "x", "step": "7"}]), "seat 1"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), DAMAGED)
+def test_a_damaged_replay_is_refused_with_the_field_named(replay: dict, change, message) -> None:
+    """A hand-edited or damaged file (a downloaded replay an analyst changed, a
+    truncated conversion) is a ReplayError naming the field, never a KeyError or
+    TypeError from inside re-simulation (`arena replay` printed a traceback)."""
+    damaged = copy.deepcopy(replay)
+    damaged["steps"][0]["note"] = "kept"  # the optional fields are accepted when well-formed
+    assert verify_replay(damaged) == []
+    change(damaged)
+    with pytest.raises(ReplayError, match=re.escape(message)):
+        replay_from_bytes(replay_to_bytes(damaged))
+    problems = verify_replay(damaged)  # the library call reports, never raises
+    assert len(problems) == 1 and message in problems[0]
+
+
+def test_the_fields_check_accepts_what_the_runner_writes(replay: dict) -> None:
+    forced = copy.deepcopy(replay)
+    forced["faults"][1] = {"kind": "timeout", "detail": "slow", "step": 4}
+    forced["engine_outcome"] = None
+    forced["steps"][5] = {"seat": forced["steps"][5]["seat"], "action": "x", "forced": True}
+    forced["extra_key_of_a_later_format"] = {"kept": True}
+    check_fields(forced)  # no exception: only types and lengths are checked here
