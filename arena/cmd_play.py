@@ -70,11 +70,14 @@ def run(args: argparse.Namespace) -> int:
             return 3
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    if out is not None:
+        # written before anything is printed: a reader that leaves early
+        # (`arena play … | head`) must not cost the match's replay
+        save_replay(out, result.replay)
     print_result(result)
     if args.stderr:
         print_stderr(result)
     if out is not None:
-        save_replay(out, result.replay)
         print(f"replay: {out}")
     return 0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -184,6 +185,24 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(tmp_path: Path) -> 
     _, err = show.communicate(timeout=60)
     assert show.returncode == 141
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+
+
+def test_play_keeps_the_replay_when_its_reader_leaves_early(tmp_path: Path) -> None:
+    """`arena play … | head -1` used to print the result first and write the
+    replay after: the closed pipe ended the command in between and the match's
+    replay was lost. The replay is now written before anything is printed."""
+    replay = tmp_path / "game.json.gz"
+    arena = Path(sys.executable).with_name("arena")
+    play = subprocess.Popen(
+        [str(arena), "play", "splendor-duel", "builtin:random", "builtin:random",
+         "--sandbox", "process", "--seed", "3", "--out", str(replay)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},  # each print reaches the pipe at once
+    )  # fmt: skip
+    play.stdout.close()  # the reader is gone before the first line
+    _, err = play.communicate(timeout=120)
+    assert play.returncode == 141, err
+    assert load_replay(replay)["seed"] == 3
 
 
 def test_a_named_config_file_that_is_missing_is_an_error(tmp_path: Path) -> None:
