@@ -8,11 +8,12 @@ the `components` option.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.engine import GameDef, OptionError, OptionSpec, SnapshotError
 from arena.games.edel_stein_reich.components import check_seat_count, parse_components
+from arena.games.edel_stein_reich.determinize import determinize
 from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS, parse_option
 from arena.games.edel_stein_reich.state import GAME_ID, RULES_VERSION, EsrState
 from arena.registry import register
@@ -174,6 +175,21 @@ class EdelSteinReich(GameDef):
         self.check_seats(seats)
         clean = self.validate_options(options)
         return EsrState(seats, seed, self._components(clean, seats), clean, self.step_cap)
+
+    def determinize(
+        self,
+        observation: Mapping[str, Any],
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        money: Sequence[int | None] | None = None,
+    ) -> EsrState:
+        """A full state that shows `observation` to its seat, for search in a bot
+        (docs/games/edel-stein-reich.md, "Search in a bot"). What the observation
+        hides is sampled from `seed`; `options` are the match's (`Match.options`).
+        Hidden money is estimated unless `money` gives it (an int per seat, or
+        None to estimate). SnapshotError when `observation` is not one this
+        game can show with these options; OptionError for bad options."""
+        return determinize(self, observation, seed, options, money)
 
     def restore(self, snapshot: Mapping[str, Any]) -> EsrState:
         if not isinstance(snapshot, Mapping) or snapshot.get("game") != self.id:
