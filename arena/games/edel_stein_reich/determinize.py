@@ -68,6 +68,8 @@ def determinize(
     comp = game._components(clean, seats)
     try:
         st = _Builder(comp, clean, observation, seed, game.step_cap).build(money)
+    except _Impossible as exc:
+        raise SnapshotError(f"impossible {GAME_ID} observation: {exc}") from None
     except EngineError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
@@ -86,6 +88,10 @@ def determinize(
             f"{observation.get(key)!r} (the nearest state shows {rebuilt.get(key)!r})"
         )
     return st
+
+
+class _Impossible(ValueError):
+    """Well-formed, but no state of these options shows it."""
 
 
 def _int(value: Any, lo: int = 0, hi: int = 1 << 62) -> int:
@@ -185,7 +191,9 @@ class _Builder:
         obs, n, comp = self.obs, self.n, self.comp
         seat = obs["seat"]
         if seat is None:
-            raise SnapshotError("a spectator view: determinize needs a seat's observation")
+            raise SnapshotError(
+                f"a {GAME_ID} spectator view: determinize needs a seat's observation"
+            )
         self.seat(seat)
         players = obs["players"]
         if not isinstance(players, list) or len(players) != n:
@@ -199,7 +207,7 @@ class _Builder:
         if phase not in PHASES:
             raise ValueError(f"unknown phase {phase!r}")
         if phase != rules.OVER and st.step >= self.step_cap:
-            raise SnapshotError(f"step {st.step} is past the step cap but the game is not over")
+            raise _Impossible(f"step {st.step} is past the step cap but the game is not over")
         st.phase_no = _int(obs["phase_number"], 1, rules.PHASES) - 1
         st.round_no = _int(obs["round"], 1) - 1
         st.gems = [list(self.gems(p["gems"])) for p in players]
@@ -231,10 +239,10 @@ class _Builder:
         left.subtract(seen + [c for c in (st.offered, st.pending_ev) if c >= 0])
         extra = [self.comp.event_kinds[k].id for k, v in left.items() if v < 0]
         if extra:
-            raise SnapshotError(f"more {extra[0]!r} event cards shown than the deck holds")
+            raise _Impossible(f"more {extra[0]!r} event cards shown than the deck holds")
         deck = list(left.elements())
         if len(deck) != obs["event_deck_size"]:
-            raise SnapshotError(
+            raise _Impossible(
                 f"event_deck_size is {obs['event_deck_size']!r} but {len(deck)} event "
                 "cards are not shown anywhere"
             )
@@ -250,7 +258,7 @@ class _Builder:
         def take(matches) -> int:
             found = [i for i in pool if matches(cards[i])]
             if not found:
-                raise SnapshotError("a gem card is shown more often than it exists")
+                raise _Impossible("a gem card is shown more often than it exists")
             card = found[self.sampler.below(len(found))] if len(found) > 1 else found[0]
             pool.remove(card)
             return card
@@ -265,7 +273,7 @@ class _Builder:
         aside = _int(obs["set_aside_count"]) - len(top)
         deck_size = _int(obs["gem_deck_size"])
         if aside < 0 or aside + deck_size != len(pool):
-            raise SnapshotError(
+            raise _Impossible(
                 f"{len(pool)} gem cards are unseen, but gem_deck_size is {deck_size} and "
                 f"set_aside_count {obs['set_aside_count']}"
             )
@@ -342,7 +350,7 @@ class _Builder:
     ) -> list[int]:
         n = self.n
         if given is not None and (isinstance(given, (str, bytes)) or len(given) != n):
-            raise SnapshotError(f"money: expected a list of {n} entries (int or None)")
+            raise _Impossible(f"money: expected a list of {n} entries (int or None)")
         outcome = self.obs["outcome"]
         final = None
         if st.phase == rules.OVER and isinstance(outcome, Mapping):
@@ -352,11 +360,13 @@ class _Builder:
         for s, p in enumerate(players):
             shown = p["money"]
             wanted = None if given is None else given[s]
-            if wanted is not None:
-                _int(wanted)
+            if wanted is not None and (
+                isinstance(wanted, bool) or not isinstance(wanted, int) or wanted < 0
+            ):
+                raise _Impossible(f"money[{s}]: expected an integer >= 0 or None, got {wanted!r}")
             if shown is not None:
                 if wanted is not None and wanted != shown:
-                    raise SnapshotError(f"money[{s}] is {wanted}, the observation shows {shown}")
+                    raise _Impossible(f"money[{s}] is {wanted}, the observation shows {shown}")
                 out.append(_int(shown))
             elif wanted is not None:
                 out.append(wanted)
