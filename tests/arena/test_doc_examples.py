@@ -3,7 +3,7 @@
 Each example is read from its Markdown file (the first ```python block after
 a heading), so changing the engine API the docs promise, or the docs'
 examples, fails here. docs/bots.md "Using the engine in your bot" and
-docs/games/edel-stein-reich.md "Card facts in a bot".
+docs/games/edel-stein-reich.md "Card facts in a bot" and "Search in a bot".
 """
 
 from __future__ import annotations
@@ -228,3 +228,83 @@ def test_the_sdk_hands_the_components_option_as_the_docs_say() -> None:
     assert sdk_match("edel-stein-reich", 0, 3).options["components"] is None
     doc = operator_document()
     assert sdk_match("edel-stein-reich", 0, 3, {"components": doc}).options["components"] == doc
+
+
+# -- docs/games/edel-stein-reich.md: Monte Carlo on determinized states ---------
+
+
+def esr_search_source(think_s: float | None = None) -> str:
+    """The example of "Search in a bot"; `think_s` replaces its time per decision."""
+    source = python_block("games/edel-stein-reich.md", "Search in a bot")
+    if think_s is not None:
+        line = "THINK_S = 0.2  # per decision"
+        assert line in source, "the example's time per decision moved"
+        source = source.replace(line, f"THINK_S = {think_s}  # per decision")
+    return source
+
+
+def load_esr_search_bot() -> ModuleType:
+    sys.modules.setdefault("gemarena_sdk", arena.sdk)
+    folder = Path(tempfile.mkdtemp(prefix="doc-example-", dir=BASE))
+    path = folder / "main.py"
+    path.write_text(esr_search_source(), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("doc_esr_search_bot", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class CheckedGame:
+    """The game, with every state determinize returns checked against its observation."""
+
+    def __init__(self, game) -> None:
+        self.game = game
+        self.calls = 0
+
+    def determinize(self, observation, seed, options):
+        state = self.game.determinize(observation, seed, options)
+        assert state.observation(observation["seat"]) == observation
+        assert state.legal_actions(observation["seat"]) == self.legal
+        self.calls += 1
+        return state
+
+
+@pytest.mark.parametrize("seats, options", [(3, {"money_visible": False}), (4, {})])
+def test_the_esr_search_example_plays_from_its_own_observation(seats: int, options) -> None:
+    bot = load_esr_search_bot()
+    bot.THINK_S = 0  # one pass over the legal actions per decision
+    game = get_game("edel-stein-reich")
+    bot.GAME = checked = CheckedGame(game)
+    bot.rng.seed(3)
+    bot.on_start(sdk_match("edel-stein-reich", 0, seats, options))
+    state = game.new(seats, 5, options)
+    rng = random.Random(6)
+    decisions = 0
+    while not state.is_over():
+        seat = rng.choice(state.to_act())
+        legal = state.legal_actions(seat)
+        if seat == 0:
+            obs = json.loads(json.dumps(state.observation(0)))
+            checked.legal = legal
+            action = bot.decide(obs, legal)
+            assert action in legal
+            decisions += 1
+        else:
+            action = rng.choice(legal)
+        state.apply(seat, action)
+    assert checked.calls == decisions > 50
+
+
+def test_the_esr_search_example_plays_a_match_in_the_sandbox() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="doc-example-", dir=BASE))
+    folder.chmod(0o755)
+    (folder / "main.py").write_text(esr_search_source(think_s=0.0), encoding="utf-8")
+    (folder / "main.py").chmod(0o644)
+    bots = [BotSpec("example", folder)] + [
+        BotSpec(f"random{i}", builtin_bot_dir("edel-stein-reich", "random")) for i in (1, 2)
+    ]
+    request = MatchRequest("edel-stein-reich", bots, seed=4, sandbox="process")
+    result = play_match(request)
+    assert result.faults == [None, None, None], result.stderr_tails
+    assert result.outcome is not None
