@@ -76,7 +76,7 @@ def determinize(
         raise SnapshotError(f"bad {GAME_ID} observation: {type(exc).__name__}: {exc}") from None
     try:
         st.check_invariants()
-    except AssertionError as exc:
+    except (AssertionError, IndexError, KeyError, TypeError, ValueError) as exc:
         raise SnapshotError(f"impossible {GAME_ID} observation: {exc}") from None
     seat = observation["seat"]
     rebuilt = st.observation(seat)
@@ -88,6 +88,10 @@ def determinize(
             f"{observation.get(key)!r} (the nearest state shows {rebuilt.get(key)!r})"
         )
     return st
+
+
+def _action_name(action: int) -> str:
+    return rules.ACTION_NAMES[action]
 
 
 class _Impossible(ValueError):
@@ -218,6 +222,7 @@ class _Builder:
         self._gem_cards(st, players)
         self._choices(st, players, seat)
         self._decision(st)
+        self._check_decision(st)
         st.money = self._money(st, players, seat, money)
         st.bank_paid = sum(st.money)
         outcome = obs["outcome"]
@@ -344,6 +349,48 @@ class _Builder:
             st.tribute_to = self.seat(obs["tribute_to"])
             order = [(st.tribute_to + i) % n for i in range(1, n)]
             st.tribute_queue = order[order.index(st.actor) + 1 :]
+
+    def _check_decision(self, st: EsrState) -> None:
+        """The open decision fits the card being resolved (what the invariants
+        do not cover: a state that passed them could still not play on)."""
+        phase, pending = st.phase, st.pending_ev
+        if phase == rules.OVER:
+            return  # a game stopped by the step cap stops wherever it is
+        op = self.comp.event_kinds[pending].op if pending >= 0 else None
+        wants = {
+            actions.IMMEDIATE: "immediate",
+            actions.SWAP: "swap_one_gem_with_player",
+            actions.TRIBUTE: "each_opponent_gives_one_gem_of_their_choice",
+        }
+        if phase == actions.PICK and st.pick_ctx == "event":
+            wants[phase] = "gain_any_gems"
+        want = wants.get(phase)
+        if want is None and pending >= 0:
+            raise _Impossible(f"an event card is pending in phase {phase}")
+        if want == "immediate":
+            if pending < 0 or self.comp.event_kinds[pending].kind != "immediate":
+                raise _Impossible(f"phase {phase} needs an immediate event card pending")
+        elif want is not None and op != want:
+            raise _Impossible(f"phase {phase} needs a pending {want} card, not {op}")
+        action = {
+            actions.EVENT_CHOICE: rules.EVENT,
+            actions.IMMEDIATE: rules.EVENT,
+            actions.SWAP: rules.EVENT,
+            actions.TRIBUTE: rules.EVENT,
+            actions.RETURN: rules.FREE,
+            actions.PICK: rules.FREE if st.pick_ctx == "free" else rules.EVENT,
+            rules.BARGAIN: st.bar_action,
+        }.get(phase)
+        if action is not None and st.res_idx != action:
+            raise _Impossible(f"phase {phase} while {_action_name(st.res_idx)} is resolved")
+        if phase == rules.BARGAIN:
+            o, other = st.bar_seats
+            if o == other or st.actor not in st.bar_seats or st.bar_action == rules.FREE:
+                raise _Impossible("a bargain needs two seats, the one to act among them")
+            if st.bar_maker not in (-1, o, other) or (st.bar_maker == st.actor):
+                raise _Impossible("the standing offer's maker is not the other bargaining seat")
+        if phase == actions.TRIBUTE and st.actor == st.tribute_to:
+            raise _Impossible("a seat cannot pay tribute to itself")
 
     def _money(
         self, st: EsrState, players: list, seat: int, given: Sequence[int | None] | None
