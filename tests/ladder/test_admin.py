@@ -25,9 +25,10 @@ from ladder.models import (
     LadderSettings,
     LiveStep,
     Match,
+    MatchSeat,
     RatingHistory,
 )
-from ladder.results import replay_name
+from ladder.results import apply_ratings, replay_name
 from ladder.tokens import create_token
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +47,22 @@ def act(client, model, action: str, objects) -> str:
     )
     assert response.status_code == 200
     return " ".join(str(m) for m in response.context["messages"])
+
+
+def played(lineup, rated: bool = True) -> Match:
+    """A finished match of `lineup`, seat 0 winning, rated like a worker rates it."""
+    match = create_match("splendor-duel", lineup, rated=rated)
+    seats = list(match.seats.select_related("version").order_by("seat"))
+    for seat in seats:
+        seat.rank = seat.seat + 1
+        seat.save()
+    match.status = Match.Status.FINISHED
+    match.finished_at = timezone.now()
+    if rated:
+        apply_ratings(match, seats)
+        MatchSeat.objects.bulk_update(seats, ["elo_before", "elo_change"])
+    match.save()
+    return match
 
 
 @pytest.fixture
