@@ -11,6 +11,7 @@ from django.forms.fields import InvalidJSONInput
 from django.utils import timezone
 
 from ladder.admin_filters import BotGameFilter, FaultFilter, GameFilter, MatchGameFilter
+from ladder.admin_users import KeepsResults  # and the user admin (deactivating a user)
 from ladder.bots import name_taken
 from ladder.game_options import clean_ladder_options
 from ladder.matches import enqueue
@@ -29,11 +30,7 @@ from ladder.models import (
     RefusedUpload,
     WorkerHeartbeat,
 )
-from ladder.results import (
-    cancel_queued_ladder_matches,
-    discard_stray_replays,
-    give_up_validation,
-)
+from ladder.results import cancel_queued_ladder_matches, cancel_queued_matches
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -152,7 +149,7 @@ class BotAdminForm(forms.ModelForm):
 
 
 @admin.register(Bot)
-class BotAdmin(admin.ModelAdmin):
+class BotAdmin(KeepsResults, admin.ModelAdmin):
     form = BotAdminForm
     list_display = (
         "name",
@@ -196,6 +193,11 @@ class BotAdmin(admin.ModelAdmin):
         if change:
             if form.changed_data:
                 obj.save(update_fields=form.changed_data)
+            if "enabled" in form.changed_data and not obj.enabled:
+                # as the disable action: a disabled bot plays none of its queued matches
+                n = cancel_queued_ladder_matches([obj.pk], "not played: a bot was disabled")
+                if n:
+                    self.message_user(request, f"{n} of its queued ladder matches cancelled.")
         else:
             obj.save()
 
@@ -203,19 +205,31 @@ class BotAdmin(admin.ModelAdmin):
     def disable_bots(self, request, queryset) -> None:
         with transaction.atomic():
             ids = list(queryset.values_list("pk", flat=True))
-            n = Bot.objects.filter(pk__in=ids).update(enabled=False)
+            n = Bot.objects.filter(pk__in=ids, enabled=True).update(enabled=False)
             cancelled = cancel_queued_ladder_matches(ids, "not played: a bot was disabled")
         note = f" {cancelled} of their queued ladder matches cancelled." if cancelled else ""
-        self.message_user(request, f"{n} bots disabled.{note}")
+        skipped = f" {len(ids) - n} were disabled already." if len(ids) > n else ""
+        self.message_user(request, f"{n} bots disabled.{note}{skipped}")
 
     @admin.action(description="Enable (and clear a fault pause)")
     def enable_bots(self, request, queryset) -> None:
-        n = queryset.update(enabled=True, paused_reason="", consecutive_faults=0)
-        self.message_user(request, f"{n} bots enabled.")
+        ids = list(queryset.values_list("pk", flat=True))
+        # a deactivated user's bots stay out (the scheduler skips them anyway)
+        n = Bot.objects.filter(pk__in=ids, owner__is_active=True).update(
+            enabled=True, paused_reason="", consecutive_faults=0
+        )
+        skipped = (
+            f" {len(ids) - n} skipped: their owner's account is deactivated "
+            "(reactivate it under Users first)."
+            if len(ids) > n
+            else ""
+        )
+        level = messages.WARNING if skipped else messages.INFO
+        self.message_user(request, f"{n} bots enabled.{skipped}", level)
 
 
 @admin.register(BotVersion)
-class BotVersionAdmin(admin.ModelAdmin):
+class BotVersionAdmin(KeepsResults, admin.ModelAdmin):
     """Versions come from uploads; one no match refers to may be deleted."""
 
     list_display = ("__str__", "status", "created_at", "decided_at")
@@ -262,6 +276,7 @@ class MatchAdmin(admin.ModelAdmin):
         from ladder.matches import create_match
 
         retried = copied = 0
+        skipped: dict[str, int] = {}
         for match in queryset:
             if match.status == Match.Status.ERRORED:
                 with transaction.atomic():
@@ -275,6 +290,8 @@ class MatchAdmin(admin.ModelAdmin):
                     ):
                         enqueue(match.pk, match.kind)
                         retried += 1
+                        continue
+                skipped["no longer errored"] = skipped.get("no longer errored", 0) + 1
             elif match.status == Match.Status.FINISHED:
                 lineup = [s.version for s in match.seats.order_by("seat")]
                 create_match(
@@ -289,25 +306,50 @@ class MatchAdmin(admin.ModelAdmin):
                     validates=match.validates,
                 )
                 copied += 1
+            else:  # queued or running: it will be played anyway; cancelled: on purpose
+                skipped[match.status] = skipped.get(match.status, 0) + 1
         self.message_user(
             request,
-            f"{retried} errored matches queued again, {copied} finished matches copied (unrated).",
+            f"{retried} errored matches queued again, {copied} finished matches copied "
+            f"(unrated).{skipped_note(skipped, 'not re-run')}",
+            messages.WARNING if skipped else messages.INFO,
         )
 
     @admin.action(description="Cancel queued matches")
     def cancel_queued(self, request, queryset) -> None:
-        queued = queryset.filter(status=Match.Status.QUEUED)
-        ids = list(queued.values_list("pk", flat=True))
-        n = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
-            status=Match.Status.CANCELLED, reason="cancelled by an administrator"
+        statuses = dict(queryset.values_list("pk", "status"))
+        n, rejected = cancel_queued_matches(
+            list(statuses), "cancelled by an administrator", "was cancelled by an administrator"
         )
-        discard_stray_replays(ids)
-        rejected = give_up_validation(ids, "was cancelled by an administrator")
         note = f" {rejected} versions waiting for them were rejected." if rejected else ""
-        self.message_user(request, f"{n} queued matches cancelled.{note}", messages.INFO)
+        skipped: dict[str, int] = {}
+        for status in statuses.values():
+            if status != Match.Status.QUEUED:
+                skipped[status] = skipped.get(status, 0) + 1
+        queued = len(statuses) - sum(skipped.values())
+        if queued > n:  # claimed by a worker between the two reads
+            skipped[Match.Status.RUNNING] = skipped.get(Match.Status.RUNNING, 0) + queued - n
+        self.message_user(
+            request,
+            f"{n} queued matches cancelled.{note}{skipped_note(skipped, 'left as they are')}",
+            messages.WARNING if skipped else messages.INFO,
+        )
 
     def has_add_permission(self, request) -> bool:
         return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A played match is other bots' results (a rated one is part of every
+        # later rating); a queued one is cancelled instead.
+        return False
+
+
+def skipped_note(skipped: dict[str, int], what: str) -> str:
+    """' 2 running and 1 cancelled matches {what}.', or '' when none was skipped."""
+    if not skipped:
+        return ""
+    parts = [f"{n} {status}" for status, n in sorted(skipped.items())]
+    return f" {' and '.join(parts)} matches {what}."
 
 
 @admin.register(Rating)

@@ -260,6 +260,25 @@ def cancel_queued_ladder_matches(bot_ids, why: str) -> int:
     return cancelled
 
 
+def cancel_queued_matches(match_ids, reason: str, why: str) -> tuple[int, int]:
+    """Cancel those of `match_ids` still queued (any kind; the others are left
+    as they are), with `reason` on each. A version waiting for a cancelled
+    validation match is rejected without blame, "validation match N {why}"
+    (`give_up_validation`).
+    Returns (matches cancelled, versions rejected)."""
+    ids = list(
+        Match.objects.filter(pk__in=list(match_ids), status=Match.Status.QUEUED).values_list(
+            "pk", flat=True
+        )
+    )
+    cancelled = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
+        status=Match.Status.CANCELLED, reason=reason[:200]
+    )
+    transaction.on_commit(lambda: discard_stray_replays(ids))
+    rejected = give_up_validation(ids, why)
+    return cancelled, rejected
+
+
 def decide_validation(match: Match) -> None:
     """Accept the version once all its validation matches finished cleanly;
     reject it at its first fault."""

@@ -35,6 +35,9 @@ def target_depth() -> int:
 def playing_bots(game: str) -> list[Bot]:
     return list(
         Bot.objects.filter(PLAYS_ON_LADDER, game=game)
+        # a deactivated user's bots are disabled by the admin; this holds
+        # when the flag was changed elsewhere (the shell, another tool)
+        .filter(owner__is_active=True)
         .select_related("rating", "active_version")
         .order_by("pk")
     )

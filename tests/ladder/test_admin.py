@@ -203,6 +203,15 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
         assert renamed.status_code == 200 and "exists already" in renamed.content.decode()
     assert Bot.objects.get(pk=bot.pk).name == "adm-d"
     assert admin_client.get(url(Bot, "add")).status_code == 403
+    # unticking *enabled* cancels its queued ladder matches, as the action does
+    queued = create_match("splendor-duel", [other.active_version, bot.active_version])
+    data.pop("enabled")
+    response = admin_client.post(url(Bot, "change", bot.pk), data, follow=True)
+    assert "1 of its queued ladder matches cancelled" in " ".join(
+        str(m) for m in response.context["messages"]
+    )
+    assert not Bot.objects.get(pk=bot.pk).enabled
+    assert Match.objects.get(pk=queued.pk).status == Match.Status.CANCELLED
 
 
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
