@@ -147,6 +147,14 @@ class BotAdminForm(forms.ModelForm):
             raise forms.ValidationError(taken)
         return name
 
+    def clean_enabled(self) -> bool:
+        enabled = self.cleaned_data["enabled"]
+        if enabled and not self.instance.enabled and not self.instance.owner.is_active:
+            raise forms.ValidationError(
+                f"{self.instance.owner} is deactivated: reactivate them under Users first."
+            )
+        return enabled
+
 
 @admin.register(Bot)
 class BotAdmin(KeepsResults, admin.ModelAdmin):

@@ -42,15 +42,18 @@ class UserAdmin(KeepsResults, DjangoUserAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
-        if change and "is_active" in form.changed_data:
-            if obj.is_active:
-                self.message_user(
-                    request,
-                    f"{obj} is active again. Their bots stay disabled until enabled under Bots.",
-                    messages.WARNING,
-                )
-            else:
-                self.report_stop(request, [obj.pk], 1)
+        if not (change and "is_active" in form.changed_data):
+            return
+        if obj.is_active:
+            disabled = obj.bots.filter(enabled=False).count()
+            self.message_user(
+                request,
+                f"{obj.get_username()} is active again; their {disabled} disabled bots stay "
+                "disabled until enabled under Bots.",
+                messages.WARNING,
+            )
+        else:
+            self.report_stop(request, [obj.pk], obj.get_username())
 
     @admin.action(description="Deactivate: log out, stop tokens, take bots off the ladder")
     def deactivate_users(self, request, queryset) -> None:
@@ -59,16 +62,15 @@ class UserAdmin(KeepsResults, DjangoUserAdmin):
             queryset.filter(is_active=True).exclude(pk=request.user.pk).values_list("pk", flat=True)
         )
         User.objects.filter(pk__in=ids).update(is_active=False)
-        self.report_stop(request, ids, len(ids))
+        self.report_stop(request, ids, f"{len(ids)} users")
         if queryset.filter(pk=request.user.pk).exists():
             self.message_user(request, "You cannot deactivate yourself; skipped.", messages.WARNING)
 
-    def report_stop(self, request, user_ids: list[int], users: int) -> None:
+    def report_stop(self, request, user_ids: list[int], who: str) -> None:
         report = stop_bots_of(user_ids)
         self.message_user(
             request,
-            f"{users} users deactivated: they are logged out and their API tokens stop "
-            f"working. {report.bots_disabled} of their bots disabled, "
-            f"{report.matches_cancelled} queued matches cancelled (running ones finish), "
-            f"{report.versions_rejected} pending uploads rejected.",
+            f"{who} deactivated: logged out, API tokens refused. {report.bots_disabled} of "
+            f"their bots disabled, {report.matches_cancelled} queued matches cancelled "
+            f"(running ones finish), {report.versions_rejected} pending uploads rejected.",
         )

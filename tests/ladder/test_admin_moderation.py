@@ -55,7 +55,8 @@ def test_deactivating_a_user_takes_their_bots_off_the_ladder(
     data |= {"date_joined_0": f"{joined:%Y-%m-%d}", "date_joined_1": f"{joined:%H:%M:%S}"}
     response = admin_client.post(user_url("change", alice.pk), data, follow=True)
     message = " ".join(str(m) for m in response.context["messages"])
-    assert "1 users deactivated" in message and "1 of their bots disabled" in message
+    assert "alice deactivated: logged out, API tokens refused" in message
+    assert "1 of their bots disabled" in message
     assert "4 queued matches cancelled" in message and "1 pending uploads rejected" in message
 
     mine.refresh_from_db()
@@ -72,9 +73,13 @@ def test_deactivating_a_user_takes_their_bots_off_the_ladder(
     assert client.get("/api/me").status_code == 401
     assert client.get("/api/me", HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 401
 
-    # enabling a deactivated user's bot is refused, saying why
+    # enabling a deactivated user's bot is refused, saying why: by the action...
     message = act(admin_client, Bot, "enable_bots", [mine, theirs])
     assert "1 bots enabled. 1 skipped: their owner's account is deactivated" in message
+    # ...and on its page
+    data = change_form_data(admin_client.get(url(Bot, "change", mine.pk))) | {"enabled": "on"}
+    response = admin_client.post(url(Bot, "change", mine.pk), data)
+    assert "alice is deactivated: reactivate them under Users first" in response.content.decode()
     assert not Bot.objects.get(pk=mine.pk).enabled
 
 
