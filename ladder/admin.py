@@ -10,7 +10,13 @@ from django.db import transaction
 from django.forms.fields import InvalidJSONInput
 from django.utils import timezone
 
-from ladder.admin_filters import BotGameFilter, FaultFilter, GameFilter, MatchGameFilter
+from ladder.admin_filters import (
+    BotGameFilter,
+    EstimatedCountPaginator,
+    FaultFilter,
+    GameFilter,
+    MatchGameFilter,
+)
 from ladder.admin_users import KeepsResults  # and the user admin (deactivating a user)
 from ladder.bots import name_taken
 from ladder.game_options import clean_ladder_options
@@ -276,6 +282,7 @@ class MatchAdmin(admin.ModelAdmin):
     search_help_text = "A match's number."
     # the total under a filter's count costs a second COUNT(*) of the whole table
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
     readonly_fields = [f.name for f in Match._meta.fields]
     inlines = [SeatInline]
     actions = ["rerun_matches", "cancel_queued"]
@@ -395,6 +402,7 @@ class RatingHistoryAdmin(ReadOnlyAdmin):
     # of its own, and sorting 840,000 rows for a page took 4.7 s
     ordering = ("-pk",)
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
 
 @admin.register(GameFit)
@@ -409,6 +417,7 @@ class MatchSeatAdmin(ReadOnlyAdmin):
     search_fields = ("version__bot__name",)
     list_select_related = ("match", "version__bot")
     show_full_result_count = False
+    paginator = EstimatedCountPaginator
 
 
 @admin.register(Counter)

@@ -61,3 +61,26 @@ def test_worker_heartbeats_are_not_edited_by_hand(admin_client) -> None:
     row = WorkerHeartbeat.objects.create(hostname="w1", self_test_ok=False, self_test_detail="x")
     page = admin_client.get(url(WorkerHeartbeat, "change", row.pk)).content.decode()
     assert 'name="self_test_ok"' not in page and 'name="self_test_detail"' not in page
+
+
+def test_big_unfiltered_lists_estimate_their_total(admin_client, monkeypatch) -> None:
+    from ladder.admin_filters import EstimatedCountPaginator
+
+    other = install_builtin(GAME, "random", bot_name="opponent")
+    bot = install_builtin(GAME, "random", bot_name="counted")
+    for _ in range(3):
+        played([bot.active_version, other.active_version])
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE ladder_match")  # what autovacuum keeps up to date
+    monkeypatch.setattr(EstimatedCountPaginator, "ESTIMATE_ABOVE", 0)  # 3 rows are "big"
+
+    def counts(page: str) -> list[str]:
+        with CaptureQueriesContext(connection) as captured:
+            response = admin_client.get(page)
+        assert "3 matches" in response.content.decode()
+        return [
+            q["sql"] for q in captured if 'COUNT(*) AS "__count" FROM "ladder_match"' in q["sql"]
+        ]
+
+    assert counts(url(Match, "changelist")) == []  # the estimate
+    assert len(counts(url(Match, "changelist") + f"?game={GAME}")) == 1  # filtered: exact
