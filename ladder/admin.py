@@ -170,19 +170,22 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         "game",
         "owner",
         "enabled",
+        "withdrawn",
         "paused_reason",
         "active_version",
         "last_played_at",
     )
-    list_filter = (GameFilter, "enabled", "is_builtin")
+    list_filter = (GameFilter, "enabled", "withdrawn", "is_builtin")
     list_select_related = ("owner", "active_version__bot")
     search_fields = ("name", "owner__username")
     inlines = [VersionInline]
     actions = ["disable_bots", "enable_bots"]
     # Kept by the ladder itself; changing the owner or game would orphan ratings.
+    # `withdrawn` is the owner's switch (their bot page); staff use `enabled`.
     readonly_fields = (
         "owner",
         "game",
+        "withdrawn",
         "is_builtin",
         "created_at",
         "last_played_at",

@@ -186,6 +186,8 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     choices = page.context["adminform"].form.fields["active_version"].queryset
     assert list(choices) == [bot.active_version]  # not other bots' versions
     assert 'name="last_played_at' not in page.content.decode()
+    # the owner's switch is shown, not edited: staff use *enabled*
+    assert 'name="withdrawn' not in page.content.decode()
     # Meanwhile a worker records a match of this bot...
     played = timezone.now()
     Bot.objects.filter(pk=bot.pk).update(last_played_at=played, consecutive_faults=2)
