@@ -52,7 +52,11 @@ def fake_replay(match: Match, notes: dict[int, str] | None = None) -> bytes:
             "time": {},
             "steps": steps,
             "engine_outcome": None,
-            "outcome": {"ranks": [], "scores": [], "reason": "test"},
+            "outcome": {
+                "ranks": list(range(1, match.seat_count + 1)),
+                "scores": [0] * match.seat_count,
+                "reason": "test",
+            },
             "faults": [None] * match.seat_count,
         }
     )
