@@ -1,4 +1,5 @@
-"""Changelists that do not read a whole table at each view: filters that know
+"""The admin's building blocks: `ReadOnlyAdmin` for rows the platform writes,
+and changelists that do not read a whole table at each view: filters that know
 their values (on a plain text column Django's own filter asks the database
 for its distinct values, a full scan of every match or seat), and a
 paginator that estimates the total of a big unfiltered list."""
@@ -75,3 +76,16 @@ class EstimatedCountPaginator(Paginator):
             if row and row[0] > self.ESTIMATE_ABOVE:
                 return int(row[0])
         return super().count
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows the platform writes itself: to look at, never to edit by hand."""
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
