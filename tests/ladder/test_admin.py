@@ -13,7 +13,7 @@ from django.core.files.base import ContentFile
 from django.urls import reverse
 from django.utils import timezone
 
-from ladder import admin as ladder_admin
+from ladder import admin_matches
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import (
@@ -218,7 +218,7 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
 
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
     sent = []
-    monkeypatch.setattr(ladder_admin, "enqueue", lambda mid, kind: sent.append(mid))
+    monkeypatch.setattr(admin_matches, "enqueue", lambda mid, kind: sent.append(mid))
     lineup = [s.version for s in finished_match.seats.order_by("seat")]
     errored = create_match("splendor-duel", lineup)
     Match.objects.filter(pk=errored.pk).update(

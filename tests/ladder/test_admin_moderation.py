@@ -169,9 +169,9 @@ def test_what_never_played_can_be_deleted(admin_client, alice, user_url) -> None
 
 
 def test_actions_say_what_they_skipped(admin_client, monkeypatch) -> None:
-    from ladder import admin as ladder_admin
+    from ladder import admin_matches
 
-    monkeypatch.setattr(ladder_admin, "enqueue", lambda mid, kind: None)
+    monkeypatch.setattr(admin_matches, "enqueue", lambda mid, kind: None)
     a = install_builtin(GAME, "random", bot_name="skip-a")
     b = install_builtin(GAME, "random", bot_name="skip-b")
     lineup = [a.active_version, b.active_version]

@@ -63,6 +63,7 @@ def test_worker_heartbeats_are_not_edited_by_hand(admin_client) -> None:
     assert 'name="self_test_ok"' not in page and 'name="self_test_detail"' not in page
 
 
+@pytest.mark.postgres  # the estimate is PostgreSQL's (pg_class); SQLite counts
 def test_big_unfiltered_lists_estimate_their_total(admin_client, monkeypatch) -> None:
     from ladder.admin_filters import EstimatedCountPaginator
 

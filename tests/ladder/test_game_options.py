@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from arena import get_game
-from ladder import admin as ladder_admin
+from ladder import admin_matches
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.game_options import clean_ladder_options
 from ladder.matches import create_match
@@ -196,7 +196,7 @@ def test_validation_matches_play_the_ladder_options(alice, settings) -> None:
 
 
 def test_rerun_keeps_the_match_options_not_the_ladder_ones(admin_client, monkeypatch) -> None:
-    monkeypatch.setattr(ladder_admin, "enqueue", lambda match_id, kind: None)
+    monkeypatch.setattr(admin_matches, "enqueue", lambda match_id, kind: None)
     lineup = [install_builtin(ESR, "random", bot_name=f"rr-{i}").active_version for i in range(3)]
     old = create_match(ESR, lineup, seed=9, options={"untaken_event": "keep"})
     Match.objects.filter(pk=old.pk).update(status=Match.Status.FINISHED, finished_at=timezone.now())
