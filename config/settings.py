@@ -189,6 +189,7 @@ CELERY_BEAT_SCHEDULE = {
     "fill-queue": {"task": "ladder.tasks.fill_queue", "schedule": 10.0},
     "refit-ratings": {"task": "ladder.tasks.refit_ratings", "schedule": 30.0},
     "reap-stale-matches": {"task": "ladder.tasks.reap_stale_matches", "schedule": 60.0},
+    "prune-records": {"task": "ladder.tasks.prune_records", "schedule": 3600.0},
 }
 #: longer than a day is a typo; far longer overflows timedelta/Event.wait at run time
 DAY_SECONDS = 86_400

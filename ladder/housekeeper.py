@@ -1,6 +1,6 @@
 """`python -m ladder.housekeeper`: a Celery worker for the beat's database-only
-chores (filling the ladder's queue, refitting the leaderboards) and nothing
-else.
+chores (filling the ladder's queue, refitting the leaderboards, pruning
+expired sessions and long-gone workers) and nothing else.
 
 Match workers take these chores too, but only from a free slot: while every
 slot plays a long match, the leaderboard would not move and the queue would

@@ -86,7 +86,9 @@ def housekeeping_queue() -> str:
 #: the beat's chores that need only the database and the broker; the others
 #: (heartbeat with its self-test, the reaper with its containers) need a
 #: worker with the sandbox and go to the platform's queue
-HOUSEKEEPING_TASKS = frozenset({"ladder.tasks.fill_queue", "ladder.tasks.refit_ratings"})
+HOUSEKEEPING_TASKS = frozenset(
+    {"ladder.tasks.fill_queue", "ladder.tasks.refit_ratings", "ladder.tasks.prune_records"}
+)
 
 
 def route_task(name, args, kwargs, options, task=None, **kw) -> dict | None:

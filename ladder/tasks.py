@@ -23,7 +23,7 @@ from ladder import selftest
 from ladder.health import DATABASE_AWAY
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, plays_matches, runner_request, take_unsent
-from ladder.models import Counter, LadderSettings, LiveStep, Match
+from ladder.models import Counter, LadderSettings, LiveStep, Match, WorkerHeartbeat
 from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,10 @@ BROKER_MARKER_KEY = "gemarena:broker-marker"
 PROCESS_STARTED = timezone.now()
 #: added to the longest a playing match can go without a live-step write
 QUIET_MARGIN_S = 15
+#: a worker not seen for this long is forgotten (its heartbeat row deleted):
+#: in compose every new worker container has a new name, so each deployment
+#: would otherwise leave rows on /queue/ for ever
+FORGET_WORKER_AFTER = timedelta(days=7)
 
 
 def retry_database(what: str, fn, budget_s: float):
@@ -450,3 +454,19 @@ def refit_ratings() -> dict[str, int]:
         if fitted != rated_match_count(game.id):
             done[game.id] = refit(game.id)
     return done
+
+
+@shared_task(ignore_result=True)
+def prune_records() -> dict[str, int]:
+    """Beat (hourly): delete rows nothing reads any more, which would otherwise
+    pile up on a platform that runs for months: expired logins (Django keeps
+    its session rows until told to delete them) and the heartbeat rows of
+    workers gone for FORGET_WORKER_AFTER."""
+    from django.contrib.sessions.models import Session
+
+    now = timezone.now()
+    sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
+    workers, _ = WorkerHeartbeat.objects.filter(last_seen__lt=now - FORGET_WORKER_AFTER).delete()
+    if sessions or workers:
+        log.info("pruned %d expired session(s), %d gone worker(s)", sessions, workers)
+    return {"sessions": sessions, "workers": workers}

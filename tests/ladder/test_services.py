@@ -167,7 +167,7 @@ def test_a_new_queue_is_no_broker_loss_but_a_missing_marker_is(settings) -> None
 
 
 def test_the_beats_database_chores_go_to_the_housekeeping_queue() -> None:
-    """Filling the queue and refitting go where the housekeeper listens; the
+    """Filling the queue, refitting and pruning go where the housekeeper listens; the
     chores that need a sandbox (self-test, containers) to the match workers."""
 
     def queue(task: str) -> str:
@@ -176,6 +176,7 @@ def test_the_beats_database_chores_go_to_the_housekeeping_queue() -> None:
     housekeeping = TEST_QUEUE + settings.HOUSEKEEPING_QUEUE_SUFFIX
     assert queue("ladder.tasks.fill_queue") == housekeeping
     assert queue("ladder.tasks.refit_ratings") == housekeeping
+    assert queue("ladder.tasks.prune_records") == housekeeping
     assert queue("ladder.tasks.heartbeat") == TEST_QUEUE
     assert queue("ladder.tasks.reap_stale_matches") == TEST_QUEUE
     assert (
