@@ -9,6 +9,7 @@ first applied (Match.rating_seq) and reports any difference.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -73,6 +74,7 @@ def rated_pair_games(game: str) -> dict[tuple[int, int], int]:
 
 def refit(game: str) -> int:
     """Refit the leaderboard of one game; returns the number of matches used."""
+    started = time.monotonic()
     _, results = rated_results(game)
     fit = fit_ratings(results)
     rows = fit.by_bot()
@@ -103,6 +105,7 @@ def refit(game: str) -> int:
                 "first_seat_advantage": fit.first_seat_advantage,
                 "first_seat_advantage_half_width": fit.first_seat_advantage_half_width,
                 "fitted_at": now,
+                "seconds": round(time.monotonic() - started, 3),
             },
         )
     return fit.matches

@@ -440,6 +440,9 @@ class GameFit(models.Model):
     first_seat_advantage = models.FloatField(null=True, blank=True)
     first_seat_advantage_half_width = models.FloatField(null=True, blank=True)
     fitted_at = models.DateTimeField(null=True, blank=True)
+    #: how long the fit took (reading the results included): the beat's refits
+    #: are spaced by it (ladder.tasks.REFIT_SPACING)
+    seconds = models.FloatField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.game} fit over {self.matches} matches"

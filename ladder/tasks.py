@@ -41,6 +41,13 @@ BROKER_MARKER_KEY = "gemarena:broker-marker"
 PROCESS_STARTED = timezone.now()
 #: added to the longest a playing match can go without a live-step write
 QUIET_MARGIN_S = 15
+#: A leaderboard fit reads every rated match of its game, so it costs more as
+#: the ladder's history grows (18 s for both games at 300,000 matches on the
+#: busy 2-core test machine, docs/scale.md). A game is refitted at most once
+#: per this many times its last fit's duration: refits take at most about a
+#: tenth of a core however long the platform runs, and never pile up behind
+#: each other in the housekeeper.
+REFIT_SPACING = 10
 #: a worker not seen for this long is forgotten (its heartbeat row deleted):
 #: in compose every new worker container has a new name, so each deployment
 #: would otherwise leave rows on /queue/ for ever
@@ -443,15 +450,22 @@ def fill_queue() -> int:
 
 @shared_task(ignore_result=True)
 def refit_ratings() -> dict[str, int]:
-    """Beat: refit each game's leaderboard when rated results arrived since the last fit."""
+    """Beat: refit each game's leaderboard when rated results arrived since the
+    last fit, and its last fit was at least REFIT_SPACING times its own
+    duration ago."""
     from arena import all_games
     from ladder.leaderboard import rated_match_count, refit
     from ladder.models import GameFit
 
     done = {}
     for game in all_games():
-        fitted = GameFit.objects.filter(game=game.id).values_list("matches", flat=True).first()
-        if fitted != rated_match_count(game.id):
+        last = GameFit.objects.filter(game=game.id).values("matches", "seconds", "fitted_at")
+        last = last.first() or {"matches": None, "seconds": None, "fitted_at": None}
+        if last["seconds"] and last["fitted_at"]:
+            wait = timedelta(seconds=REFIT_SPACING * last["seconds"])
+            if timezone.now() < last["fitted_at"] + wait:
+                continue
+        if last["matches"] != rated_match_count(game.id):
             done[game.id] = refit(game.id)
     return done
 
