@@ -115,12 +115,14 @@ def example_bot_source() -> str:
     return python_block("bots.md", "Example: one move ahead in Splendor Duel")
 
 
-def load_example_bot() -> ModuleType:
+def load_bot(source: str, name: str) -> ModuleType:
+    """A documented bot's `main.py`, imported as module `name` (the SDK as
+    the sandbox provides it)."""
     sys.modules.setdefault("gemarena_sdk", arena.sdk)
     folder = Path(tempfile.mkdtemp(prefix="doc-example-", dir=BASE))
     path = folder / "main.py"
-    path.write_text(example_bot_source(), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("doc_example_bot", path)
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -130,7 +132,7 @@ def load_example_bot() -> ModuleType:
 def test_the_example_bots_state_shows_exactly_its_observation() -> None:
     """determinize(obs).observation(me) == obs at every decision of either
     seat, opponent's blind reserves included (drawn from the unseen cards)."""
-    bot = load_example_bot()
+    bot = load_bot(example_bot_source(), "doc_example_bot")
     game = get_game("splendor-duel")
     rng = random.Random(5)
     blind_seen = 0
@@ -243,18 +245,6 @@ def esr_search_source(think_s: float | None = None) -> str:
     return source
 
 
-def load_esr_search_bot() -> ModuleType:
-    sys.modules.setdefault("gemarena_sdk", arena.sdk)
-    folder = Path(tempfile.mkdtemp(prefix="doc-example-", dir=BASE))
-    path = folder / "main.py"
-    path.write_text(esr_search_source(), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("doc_esr_search_bot", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 class CheckedGame:
     """The game, with every state determinize returns checked against its observation."""
 
@@ -272,7 +262,7 @@ class CheckedGame:
 
 @pytest.mark.parametrize("seats, options", [(3, {"money_visible": False}), (4, {})])
 def test_the_esr_search_example_plays_from_its_own_observation(seats: int, options) -> None:
-    bot = load_esr_search_bot()
+    bot = load_bot(esr_search_source(), "doc_esr_search_bot")
     bot.THINK_S = 0  # one pass over the legal actions per decision
     game = get_game("edel-stein-reich")
     bot.GAME = checked = CheckedGame(game)
