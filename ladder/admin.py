@@ -23,6 +23,7 @@ from ladder.models import (
     GameFit,
     LadderSettings,
     LiveStep,
+    Match,
     Rating,
     RatingHistory,
     RefusedUpload,
@@ -141,6 +142,13 @@ class BotAdminForm(forms.ModelForm):
         return enabled
 
 
+#: a disabled bot plays no queued ladder match, nor a challenge asked for
+#: before (a new challenge refuses a disabled bot); validation matches of its
+#: uploads still play, so that a version is decided whatever staff do
+STOPPED_BY_DISABLING = (Match.Kind.LADDER, Match.Kind.CHALLENGE)
+DISABLED = "not played: a bot was disabled"
+
+
 @admin.register(Bot)
 class BotAdmin(KeepsResults, admin.ModelAdmin):
     form = BotAdminForm
@@ -191,9 +199,11 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
                 obj.save(update_fields=form.changed_data)
             if "enabled" in form.changed_data and not obj.enabled:
                 # as the disable action: a disabled bot plays none of its queued matches
-                n = cancel_queued_ladder_matches([obj.pk], "not played: a bot was disabled")
+                n = cancel_queued_ladder_matches([obj.pk], DISABLED, STOPPED_BY_DISABLING)
                 if n:
-                    self.message_user(request, f"{n} of its queued ladder matches cancelled.")
+                    self.message_user(
+                        request, f"{n} of its queued ladder matches and challenges cancelled."
+                    )
         else:
             obj.save()
 
@@ -202,8 +212,10 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         with transaction.atomic():
             ids = list(queryset.values_list("pk", flat=True))
             n = Bot.objects.filter(pk__in=ids, enabled=True).update(enabled=False)
-            cancelled = cancel_queued_ladder_matches(ids, "not played: a bot was disabled")
-        note = f" {cancelled} of their queued ladder matches cancelled." if cancelled else ""
+            cancelled = cancel_queued_ladder_matches(ids, DISABLED, STOPPED_BY_DISABLING)
+        note = ""
+        if cancelled:
+            note = f" {cancelled} of their queued ladder matches and challenges cancelled."
         skipped = f" {len(ids) - n} were disabled already." if len(ids) > n else ""
         self.message_user(request, f"{n} bots disabled.{note}{skipped}")
 

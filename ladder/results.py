@@ -240,14 +240,14 @@ def count_faults(seats: list[MatchSeat]) -> None:
             cancel_queued_ladder_matches([bot.pk], f"not played: {bot.name} was paused")
 
 
-def cancel_queued_ladder_matches(bot_ids, why: str) -> int:
-    """A bot that stops playing (paused after faults, disabled) plays none of
-    the ladder matches already queued for it: they are cancelled, unrated,
-    rather than forfeited one by one. Returns how many."""
+def cancel_queued_ladder_matches(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> int:
+    """A bot that stops playing (paused after faults, withdrawn, disabled)
+    plays none of the matches of `kinds` already queued for it: they are
+    cancelled, unrated, rather than forfeited one by one. Returns how many."""
     ids = list(
         Match.objects.filter(
             status=Match.Status.QUEUED,
-            kind=Match.Kind.LADDER,
+            kind__in=kinds,
             seats__version__bot_id__in=bot_ids,
         )
         .values_list("pk", flat=True)

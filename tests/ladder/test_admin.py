@@ -151,13 +151,22 @@ def test_disable_and_enable_bots(admin_client) -> None:
     bot = install_builtin("splendor-duel", "random", bot_name="adm-c")
     other = install_builtin("splendor-duel", "random", bot_name="adm-c2")
     queued = create_match("splendor-duel", [other.active_version, bot.active_version])
+    challenge = create_match(
+        "splendor-duel", [other.active_version, bot.active_version], kind="challenge", rated=False
+    )
+    validation = create_match(
+        "splendor-duel", [bot.active_version, other.active_version], kind="validation"
+    )
     Bot.objects.filter(pk=bot.pk).update(paused_reason="3 faults in a row", consecutive_faults=3)
     message = act(admin_client, Bot, "disable_bots", [bot])
-    assert "1 bots disabled. 1 of their queued ladder matches cancelled." in message
+    assert "1 bots disabled. 2 of their queued ladder matches and challenges cancelled." in message
     bot.refresh_from_db()
     assert not bot.enabled
-    queued.refresh_from_db()
-    assert queued.status == Match.Status.CANCELLED
+    for match in (queued, challenge):  # a challenge asked for before plays no disabled bot
+        match.refresh_from_db()
+        assert match.status == Match.Status.CANCELLED
+    validation.refresh_from_db()
+    assert validation.status == Match.Status.QUEUED  # an upload is still decided
     act(admin_client, Bot, "enable_bots", [bot])
     bot.refresh_from_db()
     assert bot.enabled and bot.paused_reason == "" and bot.consecutive_faults == 0
@@ -209,7 +218,7 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     queued = create_match("splendor-duel", [other.active_version, bot.active_version])
     data.pop("enabled")
     response = admin_client.post(url(Bot, "change", bot.pk), data, follow=True)
-    assert "1 of its queued ladder matches cancelled" in " ".join(
+    assert "1 of its queued ladder matches and challenges cancelled" in " ".join(
         str(m) for m in response.context["messages"]
     )
     assert not Bot.objects.get(pk=bot.pk).enabled
