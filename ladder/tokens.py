@@ -100,6 +100,16 @@ def revoke_token(user, token_id: int) -> bool:
     )
 
 
+def refusal(raw: str | None) -> str:
+    """Why `authenticate` said None, in words for the token's holder: they
+    hold the secret, so they may learn that its account was deactivated."""
+    if raw and raw.startswith(TOKEN_PREFIX) and len(raw) <= 200:
+        token = ApiToken.objects.filter(key_hash=hash_token(raw), revoked_at__isnull=True)
+        if token.filter(user__is_active=False).exists():
+            return "the account of this API token is deactivated; ask the site's staff"
+    return "this API token is unknown or revoked"
+
+
 def authenticate(raw: str | None):
     """The active user a raw token belongs to, or None (unknown, revoked, inactive user)."""
     if not raw or not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:

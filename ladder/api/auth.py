@@ -37,7 +37,7 @@ class TokenAuth(HttpBearer):
     def authenticate(self, request: HttpRequest, token: str):
         user = tokens.authenticate(token)
         if user is None:
-            raise ApiError(401, "this API token is unknown or revoked", code="bad_token")
+            raise ApiError(401, tokens.refusal(token), code="bad_token")
         request.auth_method = "token"
         return user
 

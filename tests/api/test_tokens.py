@@ -18,6 +18,7 @@ from ladder.tokens import (
     list_tokens,
     revoke_token,
 )
+from tests.api.test_auth_errors import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -47,11 +48,22 @@ def test_unknown_malformed_and_revoked_tokens_do_not_authenticate(alice, bob) ->
     assert [t.pk for t in list_tokens(alice, include_revoked=True)] == [token.pk]
 
 
-def test_inactive_user_is_refused(alice) -> None:
+def test_inactive_user_is_refused_and_told_why(alice, client) -> None:
     _, raw = create_token(alice, "old")
+    _, revoked = create_token(alice, "older")
+    revoke_token(alice, ApiToken.objects.get(name="older").pk)
     alice.is_active = False
     alice.save()
     assert authenticate(raw) is None
+    answer = client.get("/api/me", HTTP_AUTHORIZATION=f"Bearer {raw}")
+    error = assert_error(answer, 401, "bad_token")
+    assert error["message"] == "the account of this API token is deactivated; ask the site's staff"
+    # a revoked token of the same account, or a made-up one, learns nothing more
+    for other in (revoked, raw[:-1] + ("x" if raw[-1] != "x" else "y")):
+        answer = client.get("/api/me", HTTP_AUTHORIZATION=f"Bearer {other}")
+        assert assert_error(answer, 401, "bad_token")["message"] == (
+            "this API token is unknown or revoked"
+        )
 
 
 def test_last_used_is_written_at_most_once_a_minute(alice) -> None:
