@@ -29,7 +29,7 @@ from ladder.models import (
     RefusedUpload,
     WorkerHeartbeat,
 )
-from ladder.results import cancel_queued_ladder_matches
+from ladder.results import cancel_queued_matches_of
 
 
 @admin.register(WorkerHeartbeat)
@@ -199,7 +199,7 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
                 obj.save(update_fields=form.changed_data)
             if "enabled" in form.changed_data and not obj.enabled:
                 # as the disable action: a disabled bot plays none of its queued matches
-                n = cancel_queued_ladder_matches([obj.pk], DISABLED, STOPPED_BY_DISABLING)
+                n = cancel_queued_matches_of([obj.pk], DISABLED, STOPPED_BY_DISABLING)
                 if n:
                     self.message_user(
                         request, f"{n} of its queued ladder matches and challenges cancelled."
@@ -212,7 +212,7 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         with transaction.atomic():
             ids = list(queryset.values_list("pk", flat=True))
             n = Bot.objects.filter(pk__in=ids, enabled=True).update(enabled=False)
-            cancelled = cancel_queued_ladder_matches(ids, DISABLED, STOPPED_BY_DISABLING)
+            cancelled = cancel_queued_matches_of(ids, DISABLED, STOPPED_BY_DISABLING)
         note = ""
         if cancelled:
             note = f" {cancelled} of their queued ladder matches and challenges cancelled."

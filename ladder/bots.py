@@ -38,7 +38,7 @@ from ladder.models import (
     lock_user,
     version_upload_path,
 )
-from ladder.results import activate, cancel_queued_ladder_matches
+from ladder.results import activate, cancel_queued_matches_of
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
 SYSTEM_USERNAME = "gemarena"
@@ -153,7 +153,7 @@ def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
         Bot.objects.filter(pk=locked.pk).update(withdrawn=withdrawn)
         locked.withdrawn = bot.withdrawn = withdrawn
         if withdrawn:
-            cancelled = cancel_queued_ladder_matches(
+            cancelled = cancel_queued_matches_of(
                 [locked.pk], f"not played: {locked.name} was withdrawn by its owner"
             )
             note = ""

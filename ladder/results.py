@@ -237,10 +237,10 @@ def count_faults(seats: list[MatchSeat]) -> None:
             )
         Bot.objects.filter(pk=bot.pk).update(consecutive_faults=faults, paused_reason=reason)
         if reason and not bot.paused_reason:
-            cancel_queued_ladder_matches([bot.pk], f"not played: {bot.name} was paused")
+            cancel_queued_matches_of([bot.pk], f"not played: {bot.name} was paused")
 
 
-def cancel_queued_ladder_matches(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> int:
+def cancel_queued_matches_of(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> int:
     """A bot that stops playing (paused after faults, withdrawn, disabled)
     plays none of the matches of `kinds` already queued for it: they are
     cancelled, unrated, rather than forfeited one by one. Returns how many."""
