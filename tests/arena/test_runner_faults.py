@@ -98,6 +98,10 @@ def test_fault_is_reported_and_forfeits(matrix, kind: str, when: str, seats: int
         assert any(s.get("forced") for s in result.replay["steps"] if s["seat"] == bad)
         assert result.replay["engine_outcome"] is not None
     assert verify_replay(result.replay) == []
+    if kind == "timeout":
+        # the decision that timed out counts in the seat's think time: its
+        # whole wait (docs/bots.md), at least the move's own allowance
+        assert result.think_ms[bad] >= TIME.move_ms, result.think_ms
     if kind == "crash":
         assert "deliberate crash" in result.stderr_tails[bad]
         assert "deliberate crash" not in fault.detail  # public; stderr is private
