@@ -65,8 +65,12 @@ def _asc(name: str) -> F:
 
 
 SORTS: dict[str, SortKey] = {
+    # bots the fit has not placed yet come last, by incremental Elo (as the API says)
     "rank": SortKey(
-        "#", (_asc("rating__fitted_rank"), "pk"), (_desc("rating__fitted_rank"), "-pk"), True
+        "#",
+        (_asc("rating__fitted_rank"), _desc("rating__elo"), "name", "pk"),
+        (_desc("rating__fitted_rank"), _asc("rating__elo"), "-name", "-pk"),
+        True,
     ),
     "bot": SortKey("bot", ("name",), ("-name",), True),
     "owner": SortKey("owner", ("owner__username", "name"), ("-owner__username", "-name"), True),
@@ -99,7 +103,12 @@ def parse_sort(raw: str | None) -> tuple[str, bool, str]:
 ON_LEADERBOARD = Q(active_version__isnull=False) | Q(rating__elo_games__gt=0)
 
 
-def leaderboard_queryset(game: str, key: str, reverse: bool) -> QuerySet[Bot]:
+def leaderboard_queryset(
+    game: str, key: str = DEFAULT_SORT, reverse: bool = False
+) -> QuerySet[Bot]:
+    """The leaderboard's bots with their ratings, in the order of `key`: the
+    one query behind the page, GET /api/games/{game}/leaderboard and its CSV
+    (the API's two leave out disabled bots)."""
     spec = SORTS[key]
     win_rate = Case(
         When(rating__elo_games=0, then=Value(None)),

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_safe
 
 from arena import OptionError, get_game, replay_to_bytes
 from ladder.api.errors import database_away
+from ladder.api.matches import MAX_CSV_MATCHES
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
@@ -249,6 +250,7 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "h2h": h2h[:H2H_SHOWN],
         "h2h_more": max(0, len(h2h) - H2H_SHOWN),
         "private": private,
+        "csv_max_matches": f"{MAX_CSV_MATCHES:,}",
     }
     if private:
         ctx["faults"] = list(

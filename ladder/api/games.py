@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from django.db.models import F
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from ninja import Query, Router
 
 from arena import OptionError, get_game
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI
-from ladder.api.errors import ApiError, errors
+from ladder.api.errors import ApiError, binary_response, errors
 from ladder.api.pages import paginate
 from ladder.api.schemas import (
     GameOut,
     LeaderboardPage,
     PageQuery,
-    bot_ref,
     game_out,
-    rating_out,
+    leaderboard_row,
 )
+from ladder.csv_export import csv_response
 from ladder.game_options import ladder_rules, ladder_rules_of
-from ladder.models import Bot, GameFit, Rating
-from ladder.pages import ON_LEADERBOARD
+from ladder.models import Bot, GameFit
+from ladder.pages import leaderboard_queryset
 
 router = Router(tags=["games"], auth=PUBLIC)
 
@@ -54,6 +54,12 @@ def game_detail(request: HttpRequest, game_id: str):
     return game_out(ladder_rules_of(known_game(game_id)))
 
 
+def leaderboard_bots(game_id: str) -> QuerySet[Bot]:
+    """The API's leaderboard: the page's query (the same order and numbers)
+    without the disabled bots, which only the page lists (greyed)."""
+    return leaderboard_queryset(known_game(game_id).id).filter(enabled=True)
+
+
 @router.get(
     "/games/{game_id}/leaderboard",
     response={200: LeaderboardPage, **errors(404)},
@@ -61,26 +67,56 @@ def game_detail(request: HttpRequest, game_id: str):
     url_name="leaderboard",
 )
 def leaderboard(request: HttpRequest, game_id: str, query: Query[PageQuery]):
-    """Enabled bots by leaderboard rank (fitted Elo); bots without a fit yet come last."""
-    game = known_game(game_id)
-    ratings = (
-        Rating.objects.filter(
-            bot__in=Bot.objects.filter(ON_LEADERBOARD, game=game.id, enabled=True)
-        )
-        .select_related("bot__owner")
-        .order_by(F("fitted_rank").asc(nulls_last=True), "-elo", "bot__name")
-    )
-    fit = GameFit.objects.filter(game=game.id).first()
-
-    def row(rating: Rating) -> dict:
-        return {
-            **rating_out(rating),
-            "bot": bot_ref(rating.bot),
-            "last_played_at": rating.bot.last_played_at,
-        }
-
+    """Enabled bots by leaderboard rank (fitted Elo); bots without a fit yet come
+    last, by incremental Elo."""
+    bots = leaderboard_bots(game_id)
+    fit = GameFit.objects.filter(game=game_id).first()
     return {
-        "game": game.id,
+        "game": game_id,
         "fitted_at": fit.fitted_at if fit else None,
-        **paginate(ratings, query, row),
+        **paginate(bots, query, leaderboard_row),
     }
+
+
+#: the CSV's columns: the JSON row's fields, `bot` spelled out
+LEADERBOARD_CSV = (
+    "rank",
+    "bot_id",
+    "bot_name",
+    "owner",
+    "fitted",
+    "fitted_low",
+    "fitted_high",
+    "provisional",
+    "elo",
+    "games",
+    "wins",
+    "win_rate",
+    "last_played_at",
+    "withdrawn",
+    "paused_reason",
+)
+
+
+@router.get(
+    "/games/{game_id}/leaderboard.csv",
+    response=errors(404),
+    openapi_extra={
+        **PUBLIC_OPENAPI,
+        **binary_response("the whole leaderboard, one row per bot", "text/csv"),
+    },
+    url_name="leaderboard_csv",
+)
+def leaderboard_csv(request: HttpRequest, game_id: str):
+    """The whole leaderboard as CSV: the rows of GET /games/{game_id}/leaderboard,
+    in its order, unpaged."""
+    bots = leaderboard_bots(game_id)
+
+    def rows():
+        for bot in bots.iterator(chunk_size=500):
+            row = leaderboard_row(bot)
+            ref = row.pop("bot")
+            row.update(bot_id=ref["id"], bot_name=ref["name"], owner=ref["owner"])
+            yield [row[name] for name in LEADERBOARD_CSV]
+
+    return csv_response(f"{game_id}-leaderboard.csv", LEADERBOARD_CSV, rows())

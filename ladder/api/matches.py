@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Query, Router, Status
+from ninja import Field, Query, Router, Schema, Status
 
 from arena import replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
@@ -21,6 +21,7 @@ from ladder.api.schemas import (
     match_out,
 )
 from ladder.challenges import ChallengeError, create_challenge
+from ladder.csv_export import csv_response
 from ladder.models import Match, MatchSeat
 from ladder.results import ReplayUnavailable, stored_replay
 
@@ -34,10 +35,11 @@ def matches_queryset():
     )
 
 
-class MatchFilters(PageQuery):
+class MatchSelection(Schema):
+    """The filters of the match list and its CSV."""
+
     game: str | None = Field(None, max_length=40, pattern=NO_NUL)
     bot: int | None = Field(None, ge=1, le=MAX_ID, description="only matches this bot played")
-    status: MatchStatus | None = None
     kind: MatchKind | None = None
     before: int | None = Field(
         None,
@@ -48,6 +50,23 @@ class MatchFilters(PageQuery):
     )
 
 
+class MatchFilters(PageQuery, MatchSelection):
+    status: MatchStatus | None = None
+
+
+def selected(filters: MatchSelection, matches):
+    """The matches `game`, `bot` and `kind` select, newest first; the cursor
+    (`before`) is the caller's to apply (the list counts before it)."""
+    matches = matches.order_by("-created_at", "-pk")
+    if filters.game:
+        matches = matches.filter(game=filters.game)
+    if filters.bot:
+        matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
+    if filters.kind:
+        matches = matches.filter(kind=filters.kind)
+    return matches
+
+
 @router.get(
     "/matches",
     response={200: MatchPage, **errors(401, 404)},
@@ -56,15 +75,9 @@ class MatchFilters(PageQuery):
 )
 def list_matches(request: HttpRequest, filters: Query[MatchFilters]):
     """Matches, newest first."""
-    matches = matches_queryset().order_by("-created_at", "-pk")
-    if filters.game:
-        matches = matches.filter(game=filters.game)
-    if filters.bot:
-        matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
+    matches = selected(filters, matches_queryset())
     if filters.status:
         matches = matches.filter(status=filters.status)
-    if filters.kind:
-        matches = matches.filter(kind=filters.kind)
     count = matches.count()  # of the filters, whatever the cursor
     if filters.before is not None:
         matches = after(matches, filters.before)
@@ -91,7 +104,130 @@ def after(matches, before: int):
     created = Match.objects.filter(pk=before).values_list("created_at", flat=True).first()
     if created is None:
         raise ApiError(404, f"match {before} not found", field="query.before")
-    return matches.filter(created_at__lte=created).exclude(created_at=created, pk__gte=before)
+    return older(matches, created, before)
+
+
+def older(matches, created, pk: int):
+    """The matches after (created, pk) in the newest-first order: a keyset step."""
+    return matches.filter(created_at__lte=created).exclude(created_at=created, pk__gte=pk)
+
+
+#: the most matches one CSV download lists: a longer export continues with
+#: `before` (the last row's match_id)
+MAX_CSV_MATCHES = 10_000
+#: matches read per query while a CSV streams
+CSV_CHUNK = 200
+
+#: a CSV row per seat: the match's fields, then the seat's (the JSON detail's
+#: names; `bot` and `version` spelled out)
+MATCHES_CSV = (
+    "match_id",
+    "game",
+    "kind",
+    "rated",
+    "seat_count",
+    "rules_version",
+    "created_at",
+    "finished_at",
+    "steps",
+    "seed",
+    "seat",
+    "bot_id",
+    "bot_name",
+    "owner",
+    "version_id",
+    "version_number",
+    "rank",
+    "score",
+    "fault",
+    "think_ms",
+    "elo_before",
+    "elo_change",
+)
+
+
+class MatchCsvQuery(MatchSelection):
+    before: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_ID,
+        description="only matches listed after this one (older): the match_id of the "
+        "previous file's last row",
+    )
+    limit: int = Field(
+        MAX_CSV_MATCHES,
+        ge=1,
+        le=MAX_CSV_MATCHES,
+        description=f"at most this many matches (at most {MAX_CSV_MATCHES:,})",
+    )
+
+
+@router.get(
+    "/matches.csv",
+    response=errors(401, 404),
+    openapi_extra={
+        **PUBLIC_OPENAPI,
+        **binary_response("finished matches, newest first, one row per seat", "text/csv"),
+    },
+    url_name="matches_csv",
+)
+def matches_csv(request: HttpRequest, filters: Query[MatchCsvQuery]):
+    """Finished matches as CSV, one row per seat, newest first: at most `limit`
+    matches; the next file starts with `before` = the last row's match_id."""
+    matches = selected(filters, matches_queryset()).filter(status=Match.Status.FINISHED)
+    if filters.before is not None:
+        matches = after(matches, filters.before)  # a bad cursor is refused before streaming
+    name = "-".join(
+        ["matches"]
+        + ([filters.game] if filters.game else [])
+        + ([f"bot-{filters.bot}"] if filters.bot else [])
+        + ([filters.kind] if filters.kind else [])
+        + ([f"before-{filters.before}"] if filters.before else [])
+    )
+    return csv_response(f"{name}.csv", MATCHES_CSV, _seat_rows(matches, filters.limit))
+
+
+def _seat_rows(matches, limit: int):
+    """The matches' seats as CSV rows, `CSV_CHUNK` matches per query, each query
+    a keyset step from the last match read (never OFFSET): memory and the cost
+    of each step stay the same however long the export. Built by `match_out`
+    as for an anonymous caller: the JSON's numbers, none of its private parts."""
+    sent, last = 0, None
+    while sent < limit:
+        step = matches if last is None else older(matches, *last)
+        want = min(CSV_CHUNK, limit - sent)
+        chunk = list(step[:want])
+        for match in chunk:
+            out = match_out(match, None, detail=True)
+            for seat in out["seats"]:
+                yield [
+                    out["id"],
+                    out["game"],
+                    out["kind"],
+                    out["rated"],
+                    out["seat_count"],
+                    out["rules_version"],
+                    out["created_at"],
+                    out["finished_at"],
+                    out["steps"],
+                    out["seed"],
+                    seat["seat"],
+                    seat["bot"]["id"],
+                    seat["bot"]["name"],
+                    seat["bot"]["owner"],
+                    seat["version"]["id"],
+                    seat["version"]["number"],
+                    seat["rank"],
+                    seat["score"],
+                    seat["fault"],
+                    seat["think_ms"],
+                    seat["elo_before"],
+                    seat["elo_change"],
+                ]
+        if len(chunk) < want:
+            return
+        sent += len(chunk)
+        last = (chunk[-1].created_at, chunk[-1].pk)
 
 
 @router.get(

@@ -138,6 +138,8 @@ class RatingOut(Schema):
 class LeaderboardRow(RatingOut):
     bot: BotRef
     last_played_at: datetime | None
+    withdrawn: bool = Field(description="true: its owner took it off the ladder")
+    paused_reason: str = Field(description="why the ladder stopped scheduling it; empty if not")
 
 
 class LeaderboardPage(PageMeta):
@@ -247,6 +249,18 @@ def rating_out(rating: Rating | None) -> dict | None:
         "games": rating.elo_games,
         "wins": rating.wins,
         "win_rate": rating.wins / rating.elo_games if rating.elo_games else None,
+    }
+
+
+def leaderboard_row(bot: Bot) -> dict:
+    """A bot of ladder.pages.leaderboard_queryset as the leaderboard lists it
+    (the JSON and the CSV)."""
+    return {
+        **rating_out(bot.rating),
+        "bot": bot_ref(bot),
+        "last_played_at": bot.last_played_at,
+        "withdrawn": bot.withdrawn,
+        "paused_reason": bot.paused_reason,
     }
 
 
