@@ -128,6 +128,10 @@ class BotAdminForm(forms.ModelForm):
     def clean_name(self) -> str:
         # game is read-only here, so Django's own (game, name) check is skipped
         name = self.cleaned_data["name"]
+        if name == self.instance.name:
+            # unchanged: a name kept by migration 0011 looks like an older
+            # bot's, and staff must still be able to edit the rest of its bot
+            return name
         taken = name_taken(self.instance.game, name, exclude_pk=self.instance.pk)
         if taken:
             raise forms.ValidationError(taken)
@@ -162,7 +166,7 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         "active_version",
         "last_played_at",
     )
-    list_filter = (GameFilter, "enabled", "withdrawn", "is_builtin")
+    list_filter = (GameFilter, "enabled", "withdrawn", "is_builtin", "kept_look_alike")
     list_select_related = ("owner", "active_version__bot")
     search_fields = ("name", "owner__username")
     inlines = [VersionInline]
@@ -174,6 +178,7 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         "game",
         "withdrawn",
         "is_builtin",
+        "kept_look_alike",
         "created_at",
         "last_played_at",
         "consecutive_faults",
@@ -195,8 +200,14 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         # Write only what the operator changed: a full save of a form opened
         # minutes ago would overwrite what workers recorded meanwhile.
         if change:
-            if form.changed_data:
-                obj.save(update_fields=form.changed_data)
+            fields = list(form.changed_data)
+            if "name" in fields:
+                # the new name passed the look-alike check (`clean_name`), so
+                # the database's constraint holds it too
+                obj.kept_look_alike = False
+                fields.append("kept_look_alike")
+            if fields:
+                obj.save(update_fields=fields)
             if "enabled" in form.changed_data and not obj.enabled:
                 # as the disable action: a disabled bot plays none of its queued matches
                 n = cancel_queued_matches_of([obj.pk], DISABLED, STOPPED_BY_DISABLING)

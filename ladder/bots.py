@@ -21,13 +21,15 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import QuerySet, Value
+from django.db.models.functions import Lower, Replace
 from django.utils import timezone
 
 from arena import OptionError, builtin_bot_dir, get_game
 from ladder.matches import create_match
 from ladder.models import (
     BOT_NAME_KEY,
+    BOT_NAME_LOOK_ALIKES,
     Bot,
     BotVersion,
     LadderSettings,
@@ -58,8 +60,8 @@ class LimitError(UploadError):
 
 
 class NameTakenError(UploadError):
-    """Another bot of the game has this name, or one that differs only in
-    capitals or in '-' for '_'."""
+    """Another bot of the game has this name, or one that looks like it
+    (`name_key`)."""
 
 
 class StorageFailure(Exception):
@@ -69,20 +71,35 @@ class StorageFailure(Exception):
 
 def name_key(name: str) -> str:
     """What two bot names of one game must not share: `Sd_Greedy` would pass
-    for `sd-greedy` on a leaderboard."""
-    return name.lower().replace("_", "-")
+    for `sd-greedy` on a leaderboard, and `d0ra-greedy`, `Dora_Greedy` or
+    `clora-greedy` for `dora-greedy` (`ladder.models.BOT_NAME_LOOK_ALIKES`;
+    `BOT_NAME_KEY` is the same in the database)."""
+    key = name.lower()
+    for look_alike, replacement in BOT_NAME_LOOK_ALIKES:
+        key = key.replace(look_alike, replacement)
+    return key
 
 
 def named(bots: QuerySet[Bot], name: str) -> QuerySet[Bot]:
-    """The bots of `bots` whose name is `name` in the sense of `name_key`."""
+    """The bots of `bots` named `name`, capitals ignored and '_' as '-': how
+    the API's `name` filter and `arena upload --bot` find a bot. Not the
+    look-alike key: bots kept by migration 0011 share that one with an older
+    bot, and `arena upload --bot ada-rand0m` should find that bot only."""
+    spelled = Lower(Replace("name", Value("_"), Value("-")))
+    return bots.annotate(spelled=spelled).filter(spelled=name.lower().replace("_", "-"))
+
+
+def look_alikes(bots: QuerySet[Bot], name: str) -> QuerySet[Bot]:
+    """The bots of `bots` whose name looks like `name` (the same `name_key`)."""
     return bots.annotate(name_key=BOT_NAME_KEY).filter(name_key=name_key(name))
 
 
 def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) -> str:
-    """Why `name` cannot be used for a `game` bot ("" when it can). It names the
-    bot in the way as it is spelled (bot names are public), and tells `owner`
-    when that bot is theirs."""
-    other = named(Bot.objects.filter(game=game), name).exclude(pk=exclude_pk).first()
+    """Why `name` cannot be used for a `game` bot ("" when it can): another bot
+    has it or a look-alike of it. It names that bot in the way as it is
+    spelled (bot names are public), and tells `owner` when that bot is theirs."""
+    others = look_alikes(Bot.objects.filter(game=game), name).exclude(pk=exclude_pk)
+    other = others.order_by("pk").first()  # the oldest, when kept look-alikes share the key
     if other is None:
         return ""
     if owner is not None and other.owner_id == owner.pk:
@@ -111,7 +128,7 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
             lock_user(owner)
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
-        taken = name_taken(game, name, owner=owner)  # no look-alikes in capitals either
+        taken = name_taken(game, name, owner=owner)  # nor a look-alike (`name_key`)
         if taken:
             raise NameTakenError(taken)
         try:

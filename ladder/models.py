@@ -121,10 +121,34 @@ class LadderSettings(models.Model):
         return dict((self.game_options or {}).get(game, {}))
 
 
+#: characters of the bot-name alphabet (ASCII letters, digits, - and _) that
+#: pass for others on a leaderboard, replaced in this order after lower-casing.
+#: Many-to-one look-alikes are written out (m → rn, not rn → m), so that
+#: `rnm` and `mrn` get one key whichever pair a reader sees first. Letters that
+#: only look alike in some fonts (5/s, 2/z, 8/b) are left apart.
+BOT_NAME_LOOK_ALIKES: tuple[tuple[str, str], ...] = (
+    ("_", "-"),
+    ("0", "o"),
+    ("1", "l"),
+    ("i", "l"),  # capital I is l's twin; lower-casing made it i
+    ("m", "rn"),
+    ("w", "vv"),
+    ("d", "cl"),
+)
+
+
+def bot_name_key_expression(field: str = "name") -> Any:
+    """The database's `ladder.bots.name_key` of `field`."""
+    key: Any = Lower(field)
+    for look_alike, replacement in BOT_NAME_LOOK_ALIKES:
+        key = Replace(key, Value(look_alike), Value(replacement))
+    return key
+
+
 #: what two bot names of one game must not share, as the database computes
-#: it: `Sd_Greedy` would pass for `sd-greedy` on a leaderboard (`ladder.bots.name_key`
-#: is the same in Python)
-BOT_NAME_KEY = Lower(Replace("name", Value("_"), Value("-")))
+#: it: `Sd_Greedy` or `d0ra-greedy` would pass for `sd-greedy` or `dora-greedy`
+#: on a leaderboard (`ladder.bots.name_key` is the same in Python)
+BOT_NAME_KEY = bot_name_key_expression()
 
 
 class Bot(models.Model):
@@ -151,6 +175,14 @@ class Bot(models.Model):
     consecutive_faults = models.PositiveIntegerField(default=0)
     #: built-in bots (validation opponents, demo bots) belong to the system user
     is_builtin = models.BooleanField(default=False)
+    #: the name looked like an older bot's when migration 0011 made look-alikes
+    #: unique; kept as it was (it is in links and owners' scripts), and outside
+    #: the database's look-alike constraint until it is renamed
+    kept_look_alike = models.BooleanField(
+        default=False,
+        help_text="Its name looks like an older bot's of the game (0 for o, 1 for l, ...) "
+        "and was kept when such names became unique; renaming it ends that.",
+    )
     created_at = models.DateTimeField(default=timezone.now)
     last_played_at = models.DateTimeField(null=True, blank=True)
 
@@ -158,8 +190,15 @@ class Bot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game"),
             # look-alikes too, so that two uploads at the same moment cannot both
-            # pass `ladder.bots.name_taken`
-            models.UniqueConstraint("game", BOT_NAME_KEY, name="bot_name_key_per_game"),
+            # pass `ladder.bots.name_taken`; the names kept by migration 0011
+            # stay outside (the older bot of each set is inside, so no new
+            # name can join the set)
+            models.UniqueConstraint(
+                "game",
+                BOT_NAME_KEY,
+                condition=Q(kept_look_alike=False),
+                name="bot_look_alike_per_game",
+            ),
         ]
         indexes = [
             models.Index(fields=["game", "enabled"]),

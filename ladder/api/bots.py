@@ -50,7 +50,8 @@ class BotFilters(PageQuery):
         None,
         max_length=40,
         pattern=NO_NUL,
-        description="the bot's name, capitals ignored and _ as -",
+        description="the bot's name, capitals ignored and _ as - (spelling only: 0 does not "
+        "find o, unlike the look-alike rule for new names)",
     )
     mine: bool = Field(False, description="only the caller's bots (needs a signed-in caller)")
     enabled: bool | None = None
@@ -70,7 +71,7 @@ def list_bots(request: HttpRequest, filters: Query[BotFilters]):
     if filters.owner:
         bots = bots.filter(owner__username=filters.owner)
     if filters.name:
-        bots = bot_service.named(bots, filters.name)  # as unique: capitals, '_' = '-'
+        bots = bot_service.named(bots, filters.name)  # capitals, '_' = '-'
     if filters.mine:
         bots = bots.filter(owner=require_user(request))
     if filters.enabled is not None:

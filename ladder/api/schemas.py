@@ -183,7 +183,8 @@ class BotIn(BodyIn):
     game: GameId = Field(description="a game id from GET /api/games")
     name: str = Field(
         description="letters, digits, - and _, starting with a letter or digit; unique within "
-        "the game",
+        "the game up to look-alikes: capitals, and _ as -, 0 as o, 1 and i as l, rn as m, "
+        "vv as w, cl as d (409 names the bot that is there)",
         min_length=1,
         max_length=40,
         pattern=BOT_NAME,

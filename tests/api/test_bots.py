@@ -99,6 +99,31 @@ def test_a_taken_name_is_named_as_it_is_spelled(as_alice, as_bob, alice) -> None
     assert as_bob.post("/api/bots", other_game, "application/json").status_code == 201
 
 
+@pytest.mark.parametrize(
+    "name, look_alike",
+    [("carl-search", "car1-search"), ("dora-greedy", "D0RA-greedy"), ("emmy", "ernrny")],
+)
+def test_a_look_alike_name_is_a_conflict(as_alice, as_bob, alice, name, look_alike) -> None:
+    """`1` for `l`, `0` for `o`, `rn` for `m` would pass for the other bot on a
+    leaderboard: refused, naming the bot that is there as it is spelled."""
+    ready_bot(alice, name)
+    body = {"game": "splendor-duel", "name": look_alike}
+    error = assert_error(
+        as_bob.post("/api/bots", body, "application/json"), 409, "conflict", "name"
+    )
+    assert (
+        error["message"] == f"a splendor-duel bot named {name!r} exists already; pick another name"
+    )
+    assert list(Bot.objects.values_list("name", flat=True)) == [name]
+
+
+def test_names_that_look_different_are_accepted(as_alice, as_bob) -> None:
+    for client, name in ((as_alice, "alpha"), (as_bob, "alpa"), (as_bob, "alpha-2")):
+        body = {"game": "splendor-duel", "name": name}
+        assert client.post("/api/bots", body, "application/json").status_code == 201
+    assert sorted(Bot.objects.values_list("name", flat=True)) == ["alpa", "alpha", "alpha-2"]
+
+
 def test_bot_limit_is_a_429(as_alice, settings) -> None:
     settings.MAX_BOTS_PER_USER = 1
     assert (

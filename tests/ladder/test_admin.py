@@ -208,10 +208,12 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     assert bot.description == "tuned by hand"
     assert (bot.last_played_at, bot.consecutive_faults) == (played, 2)
     assert other.active_version != bot.active_version
-    # renaming to another bot's name, in any capitals, is a form error, not a 500
-    for name in ("adm-e", "ADM-E"):
+    # renaming to another bot's name, in any capitals or a look-alike of it
+    # (rn for m), is a form error naming that bot, not a 500
+    for name in ("adm-e", "ADM-E", "adrn-e", "ADRN_E"):
         renamed = admin_client.post(url(Bot, "change", bot.pk), data | {"name": name})
-        assert renamed.status_code == 200 and "exists already" in renamed.content.decode()
+        assert renamed.status_code == 200, name
+        assert "bot named &#x27;adm-e&#x27; exists already" in renamed.content.decode(), name
     assert Bot.objects.get(pk=bot.pk).name == "adm-d"
     assert admin_client.get(url(Bot, "add")).status_code == 403
     # unticking *enabled* cancels its queued ladder matches, as the action does
@@ -223,6 +225,26 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     )
     assert not Bot.objects.get(pk=bot.pk).enabled
     assert Match.objects.get(pk=queued.pk).status == Match.Status.CANCELLED
+
+
+def test_a_kept_look_alike_can_be_edited_and_renamed_out_of_it(admin_client, alice, bob) -> None:
+    """A bot kept by migration 0011 although it looks like an older one: staff
+    can still edit it without renaming it, and renaming it to a free name
+    puts it under the database's constraint again."""
+    create_bot(alice, "splendor-duel", "adm-f")
+    kept = Bot.objects.create(owner=bob, game="splendor-duel", name="adrn-f", kept_look_alike=True)
+    page = admin_client.get(url(Bot, "change", kept.pk))
+    data = change_form_data(page)
+    response = admin_client.post(url(Bot, "change", kept.pk), data | {"description": "seen"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    kept.refresh_from_db()
+    assert (kept.name, kept.description, kept.kept_look_alike) == ("adrn-f", "seen", True)
+    look_alike = admin_client.post(url(Bot, "change", kept.pk), data | {"name": "ADRN-F"})
+    assert "bot named &#x27;adm-f&#x27; exists already" in look_alike.content.decode()
+    response = admin_client.post(url(Bot, "change", kept.pk), data | {"name": "bobs-f"})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    kept.refresh_from_db()
+    assert (kept.name, kept.kept_look_alike) == ("bobs-f", False)
 
 
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:

@@ -1,6 +1,6 @@
-"""Bot names are unique per game up to capitals and '_' for '-': in
-`ladder.bots.name_taken` for the message, and in the database for the race
-between two uploads at the same moment."""
+"""Bot names are unique per game up to look-alikes (capitals, '_' for '-',
+0/o, 1/l/i, rn/m, vv/w, cl/d): in `ladder.bots.name_taken` for the message,
+and in the database for the race between two uploads at the same moment."""
 
 from __future__ import annotations
 
@@ -9,16 +9,89 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from ladder import bots as bot_service
-from ladder.bots import NameTakenError, create_bot
+from ladder.bots import NameTakenError, create_bot, name_key
 from ladder.models import Bot
 
 GAME = "splendor-duel"
+
+#: names that pass for one another on a leaderboard (the demo bots' among them)
+LOOK_ALIKES = [
+    ("sd-greedy", "SD_Greedy"),
+    ("blaise-greedy", "b1aise-greedy"),
+    ("blaise-greedy", "bIaise-greedy"),
+    ("carl-search", "car1-search"),
+    ("carl-search", "carI-search"),
+    ("dora-greedy", "d0ra-greedy"),
+    ("dora-greedy", "DORA-GREEDY"),
+    ("emmy-random", "ernmy-random"),
+    ("emmy-random", "emrny-random"),
+    ("wolf", "vvolf"),
+    ("dart", "clart"),
+    ("loop", "1OOP"),
+    ("mm", "rnrn"),
+    ("vvv", "wv"),
+]
+
+#: names that differ on a leaderboard and must both be allowed
+DISTINCT = [
+    ("alpha", "alpa"),
+    ("alpha", "alpha2"),
+    ("greedy", "greedy-2"),
+    ("bot-1", "bot-2"),
+    ("rn", "n"),
+    ("vv", "v"),
+    ("nn", "m"),
+    ("bot", "b-ot"),
+]
+
+
+@pytest.mark.parametrize("name, look_alike", LOOK_ALIKES)
+def test_look_alikes_share_a_key(name: str, look_alike: str) -> None:
+    assert name_key(name) == name_key(look_alike)
+
+
+@pytest.mark.parametrize("name, other", DISTINCT)
+def test_names_that_look_different_keep_their_own_key(name: str, other: str) -> None:
+    assert name_key(name) != name_key(other)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name, look_alike", LOOK_ALIKES)
+def test_the_database_computes_the_same_key(alice, name: str, look_alike: str) -> None:
+    """`name_key` (for the message) and `BOT_NAME_KEY` (for the constraint)
+    must agree, or a name would pass one and fail the other."""
+    from ladder.models import BOT_NAME_KEY
+
+    bot = Bot.objects.create(owner=alice, game=GAME, name=look_alike)
+    keyed = Bot.objects.annotate(key=BOT_NAME_KEY).get(pk=bot.pk)
+    assert keyed.key == name_key(look_alike) == name_key(name)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name, look_alike", LOOK_ALIKES)
+def test_a_look_alike_is_refused_naming_the_bot_as_spelled(alice, bob, name, look_alike) -> None:
+    create_bot(alice, GAME, name)
+    with pytest.raises(NameTakenError) as refused:
+        create_bot(bob, GAME, look_alike)
+    assert str(refused.value) == (f"a {GAME} bot named {name!r} exists already; pick another name")
+    assert list(Bot.objects.values_list("name", flat=True)) == [name]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name, other", DISTINCT)
+def test_names_that_look_different_are_both_accepted(alice, bob, name, other) -> None:
+    create_bot(alice, GAME, name)
+    create_bot(bob, GAME, other)
+    Bot.objects.all().delete()
+    # and in the database, past the Python check
+    Bot.objects.create(owner=alice, game=GAME, name=name)
+    Bot.objects.create(owner=bob, game=GAME, name=other)
 
 
 @pytest.mark.django_db
 def test_the_database_refuses_a_look_alike(alice, bob) -> None:
     Bot.objects.create(owner=alice, game=GAME, name="sd-greedy")
-    for look_alike in ("SD-Greedy", "sd_greedy", "Sd_GREEDY"):
+    for look_alike in ("SD-Greedy", "sd_greedy", "Sd_GREEDY", "sd-greecly", "sd-greeciy"):
         with pytest.raises(IntegrityError), transaction.atomic():
             Bot.objects.create(owner=bob, game=GAME, name=look_alike)
     Bot.objects.create(owner=bob, game="edel-stein-reich", name="sd_greedy")  # another game
@@ -36,7 +109,7 @@ def test_a_look_alike_created_in_between_is_a_name_error(alice, bob, monkeypatch
     def not_yet_stored(game, name, exclude_pk=None, owner=None):
         if not looked:  # the other upload commits right after this look
             looked.append(name)
-            Bot.objects.create(owner=alice, game=game, name="race-bot")
+            Bot.objects.create(owner=alice, game=game, name="race-b0t")
             return ""
         return real_name_taken(game, name, exclude_pk, owner)
 
@@ -44,10 +117,10 @@ def test_a_look_alike_created_in_between_is_a_name_error(alice, bob, monkeypatch
     monkeypatch.setattr(bot_service, "name_taken", not_yet_stored)
     with transaction.atomic():
         with pytest.raises(NameTakenError) as refused:
-            create_bot(bob, GAME, "Race_Bot")
+            create_bot(bob, GAME, "Race_Bot")  # looks like race-b0t
         assert Bot.objects.filter(owner=bob).count() == 0  # the outer transaction works
     assert str(refused.value) == (
-        "a splendor-duel bot named 'race-bot' exists already; pick another name"
+        "a splendor-duel bot named 'race-b0t' exists already; pick another name"
     )
     assert looked == ["Race_Bot"]
 
@@ -85,6 +158,58 @@ def test_the_migration_renames_the_later_look_alikes(capsys) -> None:
         printed = capsys.readouterr().out
         assert f"bot {made[1].pk} (splendor-duel) 'greedy' renamed 'greedy-3'" in printed
         assert "owner 'old-timer' <no e-mail>" in printed
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
+    """Bots stored before the look-alike rule keep their names (they are in
+    URLs, replays and owners' scripts): the later bot of each look-alike set
+    is marked as kept and listed for the operator, and the constraint holds
+    for every name given from then on."""
+    executor = MigrationExecutor(connection)
+    before = [("ladder", "0010_gamefit_seconds")]
+    after = [("ladder", "0011_bot_look_alike_key")]
+    executor.migrate(before)
+    try:
+        apps = executor.loader.project_state(before).apps
+        User = apps.get_model("auth", "User")  # noqa: N806
+        ada = User.objects.create(username="ada", email="ada@example.org")
+        mallory = User.objects.create(username="mallory")
+        OldBot = apps.get_model("ladder", "Bot")  # noqa: N806
+        names = [(ada, "ada-random"), (mallory, "ADA-rand0m"), (mallory, "vvim")]
+        names += [(ada, "wirn"), (mallory, "solo")]
+        made = [OldBot.objects.create(owner=o, game=GAME, name=n) for o, n in names]
+        other_game = OldBot.objects.create(
+            owner=mallory, game="edel-stein-reich", name="ada-rand0m"
+        )
+        executor.loader.build_graph()
+        executor.migrate(after)
+        NewBot = executor.loader.project_state(after).apps.get_model("ladder", "Bot")  # noqa: N806
+        rows = dict(NewBot.objects.values_list("pk", "name"))
+        assert [rows[bot.pk] for bot in made] == [n for _, n in names]  # nothing renamed
+        kept = set(NewBot.objects.filter(kept_look_alike=True).values_list("pk", flat=True))
+        assert kept == {made[1].pk, made[3].pk}  # the later one of each set
+        assert rows[other_game.pk] == "ada-rand0m"
+        printed = capsys.readouterr().out
+        assert (
+            f"bot {made[1].pk} (splendor-duel) 'ADA-rand0m' looks like bot {made[0].pk} "
+            "'ada-random'; kept, owner 'mallory' <no e-mail>"
+        ) in printed
+        assert f"bot {made[3].pk} (splendor-duel) 'wirn' looks like bot {made[2].pk}" in printed
+        assert "'solo'" not in printed
+        # a new name is held to the rule, by the database too
+        for look_alike in ("Ada-Rand0m", "ada-randorn", "VVIM", "w1m"):
+            with pytest.raises(IntegrityError), transaction.atomic():
+                NewBot.objects.create(owner_id=mallory.pk, game=GAME, name=look_alike)
+        NewBot.objects.create(owner_id=mallory.pk, game=GAME, name="ada-randy")
+        # and the step back restores the old constraint over the same rows
+        executor.loader.build_graph()
+        executor.migrate(before)
+        with pytest.raises(IntegrityError), transaction.atomic():
+            OldBot.objects.create(owner=mallory, game=GAME, name="SOLO")
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())

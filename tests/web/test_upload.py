@@ -157,6 +157,25 @@ def test_form_errors_are_named(client: Client, alice, bob, settings) -> None:
 
 
 @pytest.mark.django_db
+def test_a_look_alike_name_is_refused(client: Client, alice, bob) -> None:
+    """`rn00n-bot` would pass for bob's `moon-bot` on a leaderboard: the form
+    says so, naming bob's bot as it is spelled, and stores nothing."""
+    make_bot(bob, "moon-bot")
+    client.force_login(alice)
+    for look_alike in ("rn00n-bot", "MOON_B0T", "moon-b0t"):
+        page = upload(client, RANDOM_BOT, game="splendor-duel", name=look_alike)
+        assert page.status_code == 400, look_alike
+        assert (
+            "a splendor-duel bot named &#x27;moon-bot&#x27; exists already" in page.content.decode()
+        )
+    assert list(Bot.objects.values_list("name", flat=True)) == ["moon-bot"]
+    for name in ("moon-bat", "moo-bot"):  # names that look different are fine
+        code = RANDOM_BOT + f"# {name}\n".encode()
+        assert upload(client, code, game="splendor-duel", name=name).status_code == 302, name
+    assert Bot.objects.filter(owner=alice).count() == 2
+
+
+@pytest.mark.django_db
 def test_version_pages_are_private(client: Client, alice, bob, carol) -> None:
     bot = make_bot(alice, "mine")
     urls = [f"/bots/{bot.pk}/versions/1/", f"/bots/{bot.pk}/versions/1/status.json"]
