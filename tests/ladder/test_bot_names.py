@@ -4,6 +4,8 @@ and in the database for the race between two uploads at the same moment."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
@@ -213,3 +215,17 @@ def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db
+def test_the_migrations_hold_the_models_look_alike_key() -> None:
+    """The constraint's key is written out in its migration: a change to
+    `BOT_NAME_LOOK_ALIKES` needs a new migration, or the database would
+    refuse other names than `name_taken` does."""
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    try:
+        call_command("makemigrations", "ladder", check=True, dry_run=True, stdout=out)
+    except SystemExit:
+        pytest.fail(f"the models differ from the migrations:\n{out.getvalue()}")
