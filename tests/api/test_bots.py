@@ -66,6 +66,7 @@ def test_create_bot_then_list_filter_and_detail(as_alice, as_bob, client) -> Non
         ({"game": "splendor-duel", "name": "has space"}, 422, "invalid", "name"),
         ({"game": "splendor-duel", "name": ""}, 422, "invalid", "name"),
         ({"game": "splendor-duel", "name": "x" * 41}, 422, "invalid", "name"),
+        ({"game": "splendor-duel", "name": "t\u0430ken"}, 422, "invalid", "name"),  # Cyrillic а
         ({"game": "splendor-duel", "name": "taken"}, 409, "conflict", "name"),
         ({"game": "splendor-duel", "name": "Taken"}, 409, "conflict", "name"),
     ],

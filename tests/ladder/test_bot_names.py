@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from ladder import bots as bot_service
-from ladder.bots import NameTakenError, create_bot, name_key
+from ladder.bots import NameTakenError, UploadError, create_bot, name_key
 from ladder.models import Bot
 
 GAME = "splendor-duel"
@@ -229,3 +229,13 @@ def test_the_migrations_hold_the_models_look_alike_key() -> None:
         call_command("makemigrations", "ladder", check=True, dry_run=True, stdout=out)
     except SystemExit:
         pytest.fail(f"the models differ from the migrations:\n{out.getvalue()}")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["\u0430da-random", "d\u043era", "ada\u200b", "\uff41da"])
+def test_names_outside_ascii_are_refused(alice, name: str) -> None:
+    """Cyrillic а, о, a zero-width space or a full-width ａ would make a look-alike
+    that no key of ASCII look-alikes catches: names are ASCII only."""
+    with pytest.raises(UploadError, match="bot names start with a letter or digit"):
+        create_bot(alice, GAME, name)
+    assert not Bot.objects.exists()
