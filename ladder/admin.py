@@ -19,6 +19,7 @@ from ladder.models import (
     ApiToken,
     Bot,
     BotVersion,
+    ChoreRun,
     Counter,
     GameFit,
     LadderSettings,
@@ -27,6 +28,7 @@ from ladder.models import (
     Rating,
     RatingHistory,
     RefusedUpload,
+    SeenBeat,
     WorkerHeartbeat,
 )
 from ladder.results import cancel_queued_matches_of
@@ -301,6 +303,22 @@ class CounterAdmin(ReadOnlyAdmin):
     would reorder history, so they are read-only here."""
 
     list_display = ("name", "value")
+
+
+@admin.register(SeenBeat)
+class SeenBeatAdmin(ReadOnlyAdmin):
+    """Written as the beats' chores arrive (ladder.beats); two at once are
+    named on /status/."""
+
+    list_display = ("identity", "first_seen", "last_seen")
+
+
+@admin.register(ChoreRun)
+class ChoreRunAdmin(ReadOnlyAdmin):
+    """Which beat ran each chore last: another beat's tick within the
+    chore's interval does nothing (ladder.beats)."""
+
+    list_display = ("chore", "beat", "last_run_at")
 
 
 @admin.register(LiveStep)

@@ -7,14 +7,17 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 
 from arena import sandbox_status
 from config.celery import app as celery_app
-from ladder.models import WorkerHeartbeat
+from ladder import beats
+from ladder.models import SeenBeat, WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +156,23 @@ def check_workers() -> Check:
     return Check("Workers", True, f"{summary}: {names}", warning=bool(failing))
 
 
+def check_beat() -> Check:
+    """Exactly one beat should run: a second one is named here (its chores
+    do nothing, ladder.beats). Seen through the chores it sends, so only
+    while a worker or the housekeeper takes them."""
+    pair = beats.two_beats()
+    if pair:
+        detail = f"two beats are running: {pair[0]} and {pair[1]}; stop one"
+        return Check("Beat", True, detail, warning=True)
+    recent = SeenBeat.objects.filter(
+        last_seen__gte=timezone.now() - timedelta(seconds=beats.BEAT_STALE_S)
+    ).last()
+    if recent is None:
+        detail = f"none seen in the last {beats.BEAT_STALE_S} s (its chores were not taken)"
+        return Check("Beat", True, detail, warning=True)
+    return Check("Beat", True, f"one: {recent.identity}")
+
+
 def self_test_note(worker: WorkerHeartbeat) -> str:
     """The self-test as the status and queue pages show it next to a worker."""
     if worker.self_test_ok is None:
@@ -179,7 +199,8 @@ def all_checks() -> list[Check]:
     (schema,) = _unless_database_away(check_schema, "Database schema")
     sandbox_check, docker_check = _unless_database_away(check_sandbox, "Sandbox", "Docker engine")
     (workers,) = _unless_database_away(check_workers, "Workers")
-    return [database, schema, check_broker(), docker_check, sandbox_check, workers]
+    (beat,) = _unless_database_away(check_beat, "Beat")
+    return [database, schema, check_broker(), docker_check, sandbox_check, workers, beat]
 
 
 # --- /healthz: cheap liveness for load balancers and orchestrators -------------

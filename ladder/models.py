@@ -60,6 +60,72 @@ class WorkerHeartbeat(models.Model):
         return self.last_seen >= timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS)
 
 
+class SeenBeat(models.Model):
+    """A Celery beat, as its scheduled chores arrive at the workers (each
+    carries its beat's identity, ladder.beats). Two beats whose sightings
+    overlap are running together: /status/ says so."""
+
+    #: host, pid and start time of the beat process
+    identity = models.CharField(max_length=200, unique=True)
+    first_seen = models.DateTimeField(default=timezone.now)
+    last_seen = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["first_seen"]
+
+    def __str__(self) -> str:
+        return self.identity
+
+    @classmethod
+    def saw(cls, identity: str) -> None:
+        now = timezone.now()
+        if not cls.objects.filter(identity=identity).update(last_seen=now):
+            cls.objects.get_or_create(identity=identity, defaults={"first_seen": now})
+
+    @classmethod
+    def running_together(cls, within_s: float, margin_s: float) -> tuple[str, str] | None:
+        """Two beats seen in the last `within_s` seconds, one of them still
+        ticking `margin_s` seconds after the other began (the margin covers a
+        stopped beat's last chores, taken after its successor's first); None
+        when there are not two. A beat restarted is no pair: the old one
+        falls silent before the new one starts."""
+        recent = list(
+            cls.objects.filter(last_seen__gte=timezone.now() - timedelta(seconds=within_s))
+        )
+        for earlier, later in zip(recent, recent[1:], strict=False):
+            if earlier.last_seen > later.first_seen + timedelta(seconds=margin_s):
+                return earlier.identity, later.identity
+        return None
+
+
+class ChoreRun(models.Model):
+    """The last run of one of the beat's chores and the beat that sent it:
+    a tick of another beat within the chore's interval does nothing."""
+
+    #: the task's name (ladder.tasks.fill_queue)
+    chore = models.CharField(max_length=100, primary_key=True)
+    beat = models.CharField(max_length=200, blank=True)
+    last_run_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.chore} by {self.beat or '?'}"
+
+    @classmethod
+    def take(cls, chore: str, beat: str, interval_s: float) -> str:
+        """Claim this tick of `chore` for `beat` with a conditional update: it
+        is the beat's own if that beat ran the chore last, or if nobody ran
+        it for a whole interval (so a beat restarted after a crash, which has
+        a new identity, takes over after one interval). "" when taken, else
+        the beat that holds the chore."""
+        now = timezone.now()
+        cls.objects.get_or_create(chore=chore)
+        free = Q(beat=beat) | Q(last_run_at__isnull=True)
+        free |= Q(last_run_at__lte=now - timedelta(seconds=interval_s))
+        if cls.objects.filter(Q(chore=chore) & free).update(beat=beat, last_run_at=now):
+            return ""
+        return cls.objects.filter(chore=chore).values_list("beat", flat=True).first() or "?"
+
+
 def new_instance_id() -> str:
     return secrets.token_hex(6)
 

@@ -19,11 +19,18 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena import SystemFault, play_match, reap_sandboxes
-from ladder import selftest
+from ladder import beats, selftest
 from ladder.health import DATABASE_AWAY
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, plays_matches, runner_request, take_unsent
-from ladder.models import Counter, LadderSettings, LiveStep, Match, WorkerHeartbeat
+from ladder.models import (
+    Counter,
+    LadderSettings,
+    LiveStep,
+    Match,
+    SeenBeat,
+    WorkerHeartbeat,
+)
 from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
 
 log = logging.getLogger(__name__)
@@ -330,9 +337,12 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
     return "retry"
 
 
-@shared_task(ignore_result=True)
-def reap_stale_matches(older_than_s: float | None = None) -> int:
-    """Return matches whose worker died to the queue; remove orphaned bot containers."""
+@shared_task(bind=True, ignore_result=True)
+def reap_stale_matches(self, older_than_s: float | None = None) -> int:
+    """Return matches whose worker died to the queue; remove orphaned bot
+    containers. Not twice per interval (a second beat's tick does nothing)."""
+    if not beats.chore_due(self):
+        return 0
     cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
     stale = release_lost_matches({"heartbeat_at__lt": cutoff}, "worker lost")
     # Queued matches whose message was lost (broker restarted without
@@ -440,19 +450,24 @@ def broker_forgot_messages() -> bool:
         return False
 
 
-@shared_task(ignore_result=True)
-def fill_queue() -> int:
-    """Beat: keep the ladder's queue filled (does nothing while the ladder is paused)."""
+@shared_task(bind=True, ignore_result=True)
+def fill_queue(self) -> int:
+    """Beat: keep the ladder's queue filled (does nothing while the ladder is
+    paused, or for a second beat's tick)."""
+    if not beats.chore_due(self):
+        return 0
     from ladder.scheduler import fill_queue as fill
 
     return fill()
 
 
-@shared_task(ignore_result=True)
-def refit_ratings() -> dict[str, int]:
+@shared_task(bind=True, ignore_result=True)
+def refit_ratings(self) -> dict[str, int]:
     """Beat: refit each game's leaderboard when rated results arrived since the
     last fit, and its last fit was at least REFIT_SPACING times its own
-    duration ago."""
+    duration ago (not for a second beat's tick)."""
+    if not beats.chore_due(self):
+        return {}
     from arena import all_games
     from ladder.leaderboard import rated_match_count, refit
     from ladder.models import GameFit
@@ -470,17 +485,26 @@ def refit_ratings() -> dict[str, int]:
     return done
 
 
-@shared_task(ignore_result=True)
-def prune_records() -> dict[str, int]:
+@shared_task(bind=True, ignore_result=True)
+def prune_records(self) -> dict[str, int]:
     """Beat (hourly): delete rows nothing reads any more, which would otherwise
     pile up on a platform that runs for months: expired logins (Django keeps
-    its session rows until told to delete them) and the heartbeat rows of
-    workers gone for FORGET_WORKER_AFTER."""
+    its session rows until told to delete them), the heartbeat rows of
+    workers gone for FORGET_WORKER_AFTER and the sightings of beats gone as
+    long (each restart of the beat is a new one). Not for a second beat's tick."""
     from django.contrib.sessions.models import Session
 
+    if not beats.chore_due(self):
+        return {}
     now = timezone.now()
     sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
     workers, _ = WorkerHeartbeat.objects.filter(last_seen__lt=now - FORGET_WORKER_AFTER).delete()
-    if sessions or workers:
-        log.info("pruned %d expired session(s), %d gone worker(s)", sessions, workers)
-    return {"sessions": sessions, "workers": workers}
+    gone_beats, _ = SeenBeat.objects.filter(last_seen__lt=now - FORGET_WORKER_AFTER).delete()
+    if sessions or workers or gone_beats:
+        log.info(
+            "pruned %d expired session(s), %d gone worker(s), %d gone beat(s)",
+            sessions,
+            workers,
+            gone_beats,
+        )
+    return {"sessions": sessions, "workers": workers, "beats": gone_beats}

@@ -1,0 +1,101 @@
+"""Exactly one beat, or a second one made visible and harmless.
+
+Celery beat has no lock of its own: a second beat (a unit enabled on two
+hosts, a compose service scaled to two) sends every chore twice. Each beat
+therefore has an identity (host, pid, start time) that its scheduler
+(`Scheduler`, `CELERY_BEAT_SCHEDULER`) puts in a header of every message it
+sends. The chores that must run once per interval (`GUARDED`) call
+`chore_due` first, which records the beat as seen (`SeenBeat`, read by
+/status/) and claims the tick with a conditional update on the chore's
+`ChoreRun` row: a tick of another beat within the interval does nothing and
+logs why. The database is the one place both the embedded default (SQLite,
+filesystem broker) and a production stack share, so the guard lives there.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from datetime import UTC, datetime, timedelta
+
+from celery.beat import PersistentScheduler, ScheduleEntry
+from django.conf import settings
+
+log = logging.getLogger(__name__)
+
+#: the message header that carries the sending beat's identity
+HEADER = "gemarena_beat"
+#: a beat whose chores stopped arriving this long ago is gone
+BEAT_STALE_S = 90
+#: a stopped beat's last chores may be taken after its successor's first
+#: (several workers, a busy housekeeper): two beats overlapping by less than
+#: this are a restart, not two beats
+OVERLAP_MARGIN_S = 30
+
+
+def identity(started: datetime | None = None) -> str:
+    started = started or datetime.now(UTC)
+    return f"{socket.gethostname()} pid {os.getpid()} started {started:%Y-%m-%d %H:%M:%S} UTC"
+
+
+class Scheduler(PersistentScheduler):
+    """Celery's scheduler (the schedule file as before), whose messages name
+    the beat that sent them."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.identity = identity()
+        super().__init__(*args, **kwargs)
+        log.info("beat %s", self.identity)
+
+    def apply_async(self, entry: ScheduleEntry, producer=None, advance: bool = True, **kwargs):
+        entry = self.reserve(entry) if advance else entry
+        # a copy: the header is not stored in the schedule file
+        headers = {**entry.options.get("headers", {}), HEADER: self.identity}
+        signed = entry.__class__(**dict(entry, options={**entry.options, "headers": headers}))
+        return super().apply_async(signed, producer, advance=False, **kwargs)
+
+
+def interval_s(task_name: str) -> float | None:
+    """How often the beat sends this task (None: it does not)."""
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        if entry["task"] == task_name:
+            every = entry["schedule"]
+            return every.total_seconds() if isinstance(every, timedelta) else float(every)
+    return None
+
+
+def chore_due(task) -> bool:
+    """Whether this run of a beat chore should do its work: False for a
+    second beat's tick within the chore's interval. A run sent by hand (no
+    beat header: `manage.py shell`, tests) always runs."""
+    from ladder.models import ChoreRun, SeenBeat
+
+    # a message's own headers, both in a worker and in task.apply(headers=...)
+    beat = (task.request.get("headers") or {}).get(HEADER)
+    every = interval_s(task.name)
+    if not beat or every is None:
+        return True
+    SeenBeat.saw(beat)
+    holder = ChoreRun.take(task.name, beat, every)
+    if not holder:
+        return True
+    pair = two_beats()
+    if pair:
+        log.warning(
+            "two beats are running: %s and %s; stop one (%s sent by %s skipped)",
+            *pair,
+            task.name,
+            beat,
+        )
+    else:  # a restarted beat, until its predecessor's interval is over
+        log.info(
+            "%s sent by %s skipped: %s ran it less than %s s ago", task.name, beat, holder, every
+        )
+    return False
+
+
+def two_beats() -> tuple[str, str] | None:
+    from ladder.models import SeenBeat
+
+    return SeenBeat.running_together(BEAT_STALE_S, OVERLAP_MARGIN_S)
