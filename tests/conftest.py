@@ -81,6 +81,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # Tasks sent by tests go to a queue of this test session only, so a running
 # platform (or an earlier session's leftovers) never sees them and vice versa.
 TEST_QUEUE = f"gemarena-test-{os.getpid()}"
+#: in the name of every worker a test starts ("<name>-<pid>@<host>",
+#: tests/ladder/conftest.py), so its records in the broker are told apart
+WORKER_MARK = f"-{os.getpid()}@"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,7 +95,11 @@ def pytest_configure(config: pytest.Config) -> None:
     app.conf.task_default_queue = TEST_QUEUE
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Empty this session's queues, and in Redis remove what they and this
+    session's workers left (`redis_leftovers`); anything still there then
+    fails the run. Never the whole database: CI and other runs may share it
+    (.ci/run takes CI_REDIS_DB)."""
     try:
         from django.conf import settings
 
@@ -105,8 +112,70 @@ def pytest_unconfigure(config: pytest.Config) -> None:
                 TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX,
             ):
                 conn.default_channel.queue_purge(queue)
+            if conn.transport_cls not in ("redis", "rediss"):
+                return
+            client = conn.default_channel.client
+            remove_redis_leftovers(client, TEST_QUEUE, WORKER_MARK)
+            left = redis_leftovers(client, TEST_QUEUE, WORKER_MARK)
     except Exception:  # nothing queued, or the broker is gone: nothing to clean
-        pass
+        return
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"left in Redis by this session: {left}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+#: kombu's Redis transport: the sets of (routing key, pattern, queue) per
+#: exchange, the field separator in them, and the deliveries not acked yet
+BINDING_PREFIX = "_kombu.binding."
+BINDING_SEP = "\x06\x16"
+UNACKED, UNACKED_INDEX = "unacked", "unacked_index"
+
+
+def redis_leftovers(client, queue: str, worker_mark: str) -> list[tuple[str, str]]:
+    """What the queue `queue` (and the queues named after it: `.ladder`,
+    `.housekeeping`, `-marker`) and the workers named with `worker_mark` left
+    in the broker's Redis, as (key, member): whole keys (member ""), members
+    of kombu's shared binding sets (a worker's `celery.pidbox` queue), and
+    deliveries not acked. `gemarena-test-12` is not `gemarena-test-123`'s."""
+    import json
+    import re
+
+    own = re.compile(re.escape(queue) + r"(?!\d)")
+    found = []
+    for key in client.scan_iter(match=f"*{queue}*"):
+        if own.search(key.decode(errors="replace")):
+            found.append((key.decode(errors="replace"), ""))
+    for key in client.scan_iter(match=BINDING_PREFIX + "*"):
+        name = key.decode(errors="replace")
+        if own.search(name) or client.type(key) != b"set":
+            continue  # a whole key of ours is listed above
+        for member in client.smembers(key):
+            target = member.decode(errors="replace").split(BINDING_SEP)[-1]
+            if own.search(target) or worker_mark in target:
+                found.append((name, member.decode(errors="replace")))
+    if client.type(UNACKED) == b"hash":
+        for tag, value in client.hscan_iter(UNACKED):
+            try:
+                _message, exchange, routing_key = json.loads(value)
+            except ValueError:
+                continue
+            if own.search(f"{exchange} {routing_key}"):
+                found.append((UNACKED, tag.decode(errors="replace")))
+    return found
+
+
+def remove_redis_leftovers(client, queue: str, worker_mark: str) -> None:
+    """Remove what `redis_leftovers` finds, and nothing else."""
+    for key, member in redis_leftovers(client, queue, worker_mark):
+        if not member:
+            client.delete(key)
+        elif key == UNACKED:
+            client.hdel(UNACKED, member)
+            client.zrem(UNACKED_INDEX, member)
+        else:
+            client.srem(key, member)
 
 
 def at_once(work: Callable[[int], None], count: int, timeout_s: float = 60.0) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from tests.conftest import TEST_QUEUE
+from tests.conftest import TEST_QUEUE, WORKER_MARK
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,7 +121,7 @@ def named_workers(
             }
             log = open(media.parent / f"{media.name}-{name}.log", "wb")  # noqa: SIM115
             quiet = ["--without-heartbeat", "--without-gossip", "--without-mingle"]
-            hostname = f"{name}-{os.getpid()}@%h"
+            hostname = f"{name}{WORKER_MARK}%h"
             if name in housekeepers:
                 command = ["ladder.housekeeper", *quiet, "-n", hostname]
             else:

@@ -17,7 +17,15 @@ from django.db import connection
 from config.celery import app as celery_app
 from ladder.models import WorkerHeartbeat
 from ladder.tasks import heartbeat
-from tests.conftest import TEST_QUEUE
+from tests.conftest import (
+    BINDING_PREFIX,
+    BINDING_SEP,
+    TEST_QUEUE,
+    WORKER_MARK,
+    redis_leftovers,
+    remove_redis_leftovers,
+)
+from tests.ladder.conftest import named_workers, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -193,3 +201,46 @@ def test_challenges_take_turns_with_the_ladder_and_validation_goes_first() -> No
     ladder = TEST_QUEUE + settings.LADDER_QUEUE_SUFFIX
     assert queue_for("validation") == TEST_QUEUE
     assert queue_for("ladder") == queue_for("challenge") == queue_for("tournament") == ladder
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_sessions_redis_records_are_removed_and_nobody_elses(settings, media_dir) -> None:
+    """A worker and a producer leave kombu's bindings (per queue, and the
+    worker's remote-control queue in a set every platform shares) after the
+    queues are emptied: the session's end removes those of its own queue and
+    workers, and leaves a platform of a similar name alone."""
+    queue = f"{TEST_QUEUE}-leftovers"
+    settings.CELERY_TASK_DEFAULT_QUEUE = queue
+    foreign_key = f"{BINDING_PREFIX}{queue}9"  # another session's queue
+    foreign_member = f"{BINDING_SEP}{BINDING_SEP}w-1@elsewhere.celery.pidbox"
+    pidbox = f"{BINDING_PREFIX}celery.pidbox"
+    with celery_app.connection_for_write() as conn:
+        client = conn.default_channel.client
+        client.sadd(foreign_key, f"{queue}9{BINDING_SEP}{BINDING_SEP}{queue}9")
+        client.sadd(pidbox, foreign_member)
+        try:
+            env = {"GEMARENA_QUEUE": queue, "SANDBOX_BACKEND": "process"}
+            with named_workers(["leftovers"], media_dir, {"leftovers": env}):
+                heartbeat.apply_async(queue=queue)
+                wait_for(
+                    lambda: any(
+                        key == pidbox and "leftovers" in member
+                        for key, member in redis_leftovers(client, queue, WORKER_MARK)
+                    ),
+                    60,
+                    "the worker's remote-control queue",
+                )
+            left = redis_leftovers(client, queue, WORKER_MARK)
+            assert (f"{BINDING_PREFIX}{queue}", "") in left
+            assert (foreign_key, "") not in left
+            assert all(member != foreign_member for _key, member in left)
+            remove_redis_leftovers(client, queue, WORKER_MARK)
+            assert redis_leftovers(client, queue, WORKER_MARK) == []
+            assert client.exists(foreign_key)
+            assert client.sismember(pidbox, foreign_member)
+        finally:
+            client.delete(foreign_key)
+            client.srem(pidbox, foreign_member)
+            remove_redis_leftovers(client, queue, WORKER_MARK)
