@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from ladder import beats
 from ladder.models import ChoreRun, SeenBeat
-from ladder.tasks import fill_queue, prune_records
+from ladder.tasks import fill_queue, prune_records, reap_stale_matches, refit_ratings
 
 FIRST = "host-a pid 10 started 2026-12-02 09:00:00 UTC"
 SECOND = "host-b pid 20 started 2026-12-02 09:05:00 UTC"
@@ -76,6 +76,16 @@ def test_a_second_beats_tick_within_the_interval_does_nothing() -> None:
     assert run.beat == FIRST
     # the first beat's next tick is its own, however soon it comes
     assert tick(prune_records, FIRST) == {"sessions": 0, "workers": 0, "beats": 0}
+
+
+@pytest.mark.django_db
+def test_every_chore_that_must_not_run_twice_is_guarded() -> None:
+    chores = (fill_queue, refit_ratings, prune_records, reap_stale_matches)
+    for task in chores:
+        tick(task, FIRST)
+        assert not tick(task, SECOND)
+    held = dict(ChoreRun.objects.values_list("chore", "beat"))
+    assert held == {task.name: FIRST for task in chores}
 
 
 @pytest.mark.django_db
