@@ -4,8 +4,8 @@ Celery beat has no lock of its own: a second beat (a unit enabled on two
 hosts, a compose service scaled to two) sends every chore twice. Each beat
 therefore has an identity (host, pid, start time) that its scheduler
 (`Scheduler`, `CELERY_BEAT_SCHEDULER`) puts in a header of every message it
-sends. The chores that must run once per interval (`GUARDED`) call
-`chore_due` first, which records the beat as seen (`SeenBeat`, read by
+sends. The chores that must run once per interval (`fill_queue`,
+`refit_ratings`, `prune_records`, `reap_stale_matches`) call `chore_due` first, which records the beat as seen (`SeenBeat`, read by
 /status/) and claims the tick with a conditional update on the chore's
 `ChoreRun` row: a tick of another beat within the interval does nothing and
 logs why. The database is the one place both the embedded default (SQLite,
@@ -69,6 +69,7 @@ def chore_due(task) -> bool:
     """Whether this run of a beat chore should do its work: False for a
     second beat's tick within the chore's interval. A run sent by hand (no
     beat header: `manage.py shell`, tests) always runs."""
+    # imported here: the beat process loads this module for its scheduler
     from ladder.models import ChoreRun, SeenBeat
 
     # a message's own headers, both in a worker and in task.apply(headers=...)
