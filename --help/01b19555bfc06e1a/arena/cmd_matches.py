@@ -1,0 +1,94 @@
+"""`arena matches`: a bot's recent matches on a Gem Arena server.
+
+Server and token: see arena/api_client.py or docs/api.md ("The command line").
+A token is optional here; with one, your own bots' faults come with more detail
+on the web pages and in the API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
+
+PAGE_MAX = 100
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = SERVER_HELP
+    parser.add_argument("--bot", required=True, metavar="NAME", help="the bot's name")
+    parser.add_argument("--game", help="the bot's game, if NAME is used in several")
+    parser.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
+    parser.add_argument(
+        "--status", choices=("queued", "running", "finished", "errored", "cancelled")
+    )
+    parser.add_argument("--kind", choices=("ladder", "validation", "challenge", "tournament"))
+    parser.add_argument("--json", action="store_true", help="print the API's JSON instead")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        print("arena matches: --limit must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        client = Client(load_config())
+        bot = find_bot(client, args.bot, args.game)
+        if bot is None:
+            where = f" for {args.game}" if args.game else ""
+            raise ClientError(f"no bot named {args.bot!r}{where} on {client.config.url}")
+        matches = fetch(client, bot["id"], args)
+    except ClientError as exc:
+        print(f"arena matches: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(matches, indent=2))
+        return 0
+    print(f"{bot['name']} ({bot['game']}, owner {bot['owner']}): {len(matches)} matches shown")
+    for match in matches:
+        print(line(match, bot["id"]))
+    return 0
+
+
+def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
+    """The bot's newest `--limit` matches, walked with the API's cursor
+    (`before` = the previous answer's `next`): page numbers shift under a walk
+    as new matches arrive, which repeated matches (docs/api.md, "Matches").
+    A server without the cursor (no `next` in its answer) is paged as before."""
+    matches: list[dict] = []
+    before = None
+    page = 1
+    while len(matches) < args.limit:
+        size = min(PAGE_MAX, args.limit)
+        query = {"bot": bot_id, "status": args.status, "kind": args.kind, "page_size": size}
+        query.update({"before": before} if before is not None else {"page": page})
+        batch = client.get("/api/matches", query)
+        matches.extend(batch["results"])
+        if "next" in batch:
+            before = batch["next"]
+            if before is None:
+                break
+        elif page * size >= batch["count"]:
+            break
+        page += 1
+    return matches[: args.limit]
+
+
+def line(match: dict, bot_id: int) -> str:
+    when = (match["finished_at"] or match["created_at"] or "")[:16].replace("T", " ")
+    seats = []
+    change = ""
+    for seat in match["seats"]:
+        text = f"{seat['bot']['name']} v{seat['version']['number']}"
+        if seat["rank"] is not None:
+            text = f"#{seat['rank']} {text}"
+        if seat["fault"]:
+            text += f" [{seat['fault']}]"
+        seats.append(text)
+        if seat["bot"]["id"] == bot_id and seat["elo_change"] is not None:
+            change = f"{seat['elo_change']:+.1f}"
+    return (
+        f"{match['id']:>7}  {match['kind']:<10} {match['status']:<9} {when:<16}  "
+        f"{' · '.join(seats)}  {change}".rstrip()
+    )

@@ -1,0 +1,123 @@
+"""`arena play GAME BOT...`: one match, exactly as the ladder runs it."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from arena.cmd_common import (
+    add_match_arguments,
+    check_replay_folder,
+    match_settings,
+    print_notice,
+)
+from arena.engine import OptionError
+from arena.replay import save_replay
+from arena.runner import play_match
+from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
+from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="a game id (see `arena games`)")
+    parser.add_argument("bots", nargs="+", metavar="BOT",
+                        help="one per seat: a directory with main.py, a .py file, or builtin:NAME")  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0,
+                        help="the engine seed: the deal and draws (default 0); "
+                             "bots that use randomness of their own, such as "
+                             "builtin:random, still vary")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=None,
+                        help="replay file, in an existing directory "
+                             "(default: <game>-seed<N>.replay.json.gz)")  # fmt: skip
+    parser.add_argument("--no-replay", action="store_true", help="do not write a replay")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print every step")
+    parser.add_argument("--stderr", action="store_true",
+                        help="print every bot's stderr (its debug output; the last "
+                             "part if long) after the match")  # fmt: skip
+    add_match_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = (
+        None if args.no_replay else args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
+    )
+    workdir = Path(tempfile.mkdtemp(prefix="gemarena-play-"))
+    workdir.chmod(0o755)
+    try:
+        try:
+            resolved = [resolve_bot(arg, args.game, workdir) for arg in args.bots]
+            labels = unique_labels([label for label, _ in resolved])
+            if out is not None:
+                check_replay_file(out)
+            request = MatchRequest(
+                game=args.game,
+                bots=[
+                    BotSpec(label, path) for label, (_, path) in zip(labels, resolved, strict=True)
+                ],
+                seed=args.seed,
+                **match_settings(args, args.game),
+                sandbox=args.sandbox,
+            )
+            result = play_match(request, on_step=_print_step if args.verbose else None)
+        except (BotNotFound, OptionError, ValueError) as exc:
+            print(f"arena play: {exc}", file=sys.stderr)
+            return 2
+        except SystemFault as exc:
+            print(f"arena play: system fault (not the bots' fault): {exc}", file=sys.stderr)
+            return 3
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if out is not None:
+        # written before anything is printed: a reader that leaves early
+        # (`arena play … | head`) must not cost the match's replay
+        save_replay(out, result.replay)
+    print_result(result)
+    if args.stderr:
+        print_stderr(result)
+    if out is not None:
+        print(f"replay: {out}")
+    return 0
+
+
+def check_replay_file(out: Path) -> None:
+    """ValueError unless the replay can be written at `out` once the match is over."""
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; name the replay file")
+    check_replay_folder(out.parent, f"--out {out}")
+
+
+def _print_step(event: dict) -> None:
+    note = f"  [{event['note']}]" if event["note"] else ""
+    forced = " (forced)" if event["forced"] else f" ({event['think_ms']:.0f} ms)"
+    print(f"{event['step']:4d}  {event['description']}{forced}{note}")
+
+
+def print_result(result: MatchResult) -> None:
+    outcome = result.outcome
+    print(f"{result.game}, seed {result.seed}: {outcome.reason}")
+    print_notice(result.game, result.replay.get("options"))
+    for seat, label in enumerate(result.labels):
+        fault = result.faults[seat]
+        line = f"  seat {seat}  rank {outcome.ranks[seat]}  score {outcome.scores[seat]:g}  {label}"
+        line += f"  think {result.think_ms[seat]:.0f} ms"
+        if fault is not None:
+            line += f"\n          FORFEIT {fault.kind} at step {fault.step}: {fault.detail}"
+        print(line)
+        if fault is not None and result.stderr_tails[seat].strip():
+            tail = result.stderr_tails[seat].strip().splitlines()[-5:]
+            print("          stderr: " + "\n                  ".join(tail))
+    t = result.timings
+    print(
+        f"  {int(t['decisions'])} decisions; wall {t['wall_ms']:.0f} ms (start-up {t['startup_ms']:.0f} ms)"
+    )
+
+
+def print_stderr(result: MatchResult) -> None:
+    for seat, label in enumerate(result.labels):
+        tail = result.stderr_tails[seat].rstrip()
+        print(f"--- stderr of seat {seat} ({label}){'' if tail else ': nothing'}")
+        if tail:
+            print(tail)

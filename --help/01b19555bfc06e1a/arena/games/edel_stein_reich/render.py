@@ -1,0 +1,102 @@
+"""Plain-text rendering and actions in words (CLI, debugging, replays).
+
+`render` shows everything (it is for the operator and debugging, like a
+snapshot); bots and spectators get `views.py` instead.
+"""
+
+from __future__ import annotations
+
+from arena.games.edel_stein_reich import rules
+from arena.games.edel_stein_reich.components import COLOURS, LETTER_INDEX
+
+ACTION_WORDS = {"money": "Money", "event": "Event", "gems": "Gems", "free": "Free Choice"}
+
+
+def gems_text(gems) -> str:
+    parts = [f"{k} {COLOURS[c]}" for c, k in enumerate(gems) if k]
+    return ", ".join(parts) if parts else "no gems"
+
+
+def render(st) -> str:
+    comp = st.comp
+    lines = [
+        f"Edel, Stein & Reich — phase {st.phase_no + 1}/3, round {st.round_no + 1}, "
+        f"step {st.step}, {st.phase}" + (f" (seat {st.actor} to act)" if st.actor >= 0 else ""),
+        "supply: " + " ".join(f"{COLOURS[c]} {st.supply[c]}" for c in range(4)),
+    ]
+    for s in range(st.n):
+        card = st.gem_card[s]
+        card_text = ""
+        if card >= 0:
+            gc = comp.gem_cards[card]
+            card_text = f"  card {gc.id}: {gc.money}M + {gems_text(gc.gems)}"
+        choice = ""
+        if st.commits[s] >= 0:
+            choice = "  chose " + ACTION_WORDS[rules.ACTION_NAMES[st.commits[s]]]
+        held = ", ".join(comp.event_kinds[c].id for c in st.held[s])
+        lines.append(
+            f"seat {s}: {st.money[s]:>3}M  "
+            + " ".join(f"{COLOURS[c][0].upper()}{st.gems[s][c]:<2}" for c in range(4))
+            + card_text
+            + choice
+            + (f"  holds {held}" if held else "")
+        )
+    offered = comp.event_kinds[st.offered].name if st.offered >= 0 else "none"
+    lines.append(
+        f"offered event: {offered}; event deck {len(st.ev_deck)}, discard {len(st.ev_discard)}; "
+        f"gem deck {len(st.gem_deck)}"
+    )
+    if st.phase == rules.BARGAIN:
+        o, other = st.bar_seats
+        maker = st.bar_maker
+        lines.append(
+            f"bargaining for {ACTION_WORDS[rules.ACTION_NAMES[st.bar_action]]}: "
+            f"seats {o} (opener) and {other}; standing offer "
+            + (f"{gems_text(st.bar_standing)} by seat {maker}" if maker >= 0 else "none")
+            + (f"; building {st.bar_build}" if st.bar_build else "")
+        )
+    if st.pending_ev >= 0:
+        lines.append(f"resolving event: {comp.event_kinds[st.pending_ev].name}")
+    if st.phase == rules.OVER:
+        out = st.outcome()
+        lines.append(f"game over ({out.reason}); ranks {list(out.ranks)}")
+    return "\n".join(lines)
+
+
+def describe(st, seat: int, action: str) -> str:
+    """The action in words, as seen just before it is applied."""
+    head, _, arg = action.partition(" ")
+    who = f"seat {seat}"
+    comp = st.comp
+    if head == "play":
+        return f"{who} chooses the {ACTION_WORDS.get(arg, arg)} action card"
+    if head == "offer" and arg:
+        c = LETTER_INDEX.get(arg[0], 0)
+        return f"{who} puts {arg[1:]} {COLOURS[c]} into the offer"
+    if head == "accept":
+        what = ACTION_WORDS[rules.ACTION_NAMES[st.bar_action]] if st.bar_action >= 0 else ""
+        return (
+            f"{who} accepts {gems_text(st.bar_standing)} from seat {st.bar_maker} "
+            f"and gives up the {what} action"
+        )
+    if head == "take":
+        name = comp.event_kinds[st.offered].name if st.offered >= 0 else "?"
+        return f"{who} takes the offered event card {name}"
+    if head == "blind":
+        return f"{who} discards the offered event and draws the top event card unseen"
+    if head in ("apply", "decline"):
+        name = comp.event_kinds[st.pending_ev].name if st.pending_ev >= 0 else "the event"
+        return f"{who} {'applies' if head == 'apply' else 'declines'} {name}"
+    if head in ("pick", "return", "give") and arg in LETTER_INDEX:
+        colour = COLOURS[LETTER_INDEX[arg]]
+        if head == "pick":
+            return f"{who} takes 1 {colour} from the supply"
+        if head == "return":
+            return f"{who} returns 1 {colour} to the supply"
+        return f"{who} gives 1 {colour} to seat {st.tribute_to}"
+    if head == "swap":
+        parts = arg.split(" ")
+        if len(parts) == 3 and parts[1] in LETTER_INDEX and parts[2] in LETTER_INDEX:
+            give, take = COLOURS[LETTER_INDEX[parts[1]]], COLOURS[LETTER_INDEX[parts[2]]]
+            return f"{who} gives 1 {give} to seat {parts[0]} and takes 1 {take} from them"
+    return f"{who}: {action}"

@@ -1,0 +1,121 @@
+"""Finding bots: built-in example bots and the BOT arguments of the CLI.
+
+A built-in bot `builtin:NAME` is the directory bots/<game package>/NAME/ when
+the game has its own, else the game-agnostic bots/NAME/ (the random bot).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from arena.registry import get_game
+
+BOTS_ENV = "GEMARENA_BOTS_DIR"
+BUILTIN_PREFIX = "builtin:"
+
+
+class BotNotFound(ValueError):
+    """A bot argument that names no usable bot; the message says why."""
+
+
+def bots_root() -> Path:
+    return Path(os.environ.get(BOTS_ENV) or Path(__file__).resolve().parent.parent / "bots")
+
+
+def _package(game: str) -> str:
+    return get_game(game).id.replace("-", "_")
+
+
+def builtin_names(game: str) -> list[str]:
+    root = bots_root()
+    names = set()
+    for folder in (root / _package(game), root):
+        if folder.is_dir():
+            names.update(p.parent.name for p in folder.glob("*/main.py"))
+    return sorted(names)
+
+
+def builtin_bot_dir(game: str, name: str) -> Path:
+    """The directory of built-in bot `name` for `game` (BotNotFound if none)."""
+    root = bots_root()
+    for folder in (root / _package(game) / name, root / name):
+        if (folder / "main.py").is_file():
+            return folder
+    known = ", ".join(builtin_names(game)) or "none"
+    raise BotNotFound(f"no built-in bot {name!r} for {game} (built-in: {known})")
+
+
+def unique_labels(labels: list[str]) -> list[str]:
+    """Bot labels told apart: a second `esr` is `esr#2`, a third `esr#3`."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
+
+
+def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, Path]:
+    """(label, directory) for a CLI BOT argument: builtin:NAME, a directory
+    holding main.py, or a single .py file (copied as main.py into `workdir`)."""
+    if arg.startswith(BUILTIN_PREFIX):
+        name = arg[len(BUILTIN_PREFIX) :]
+        return arg, builtin_bot_dir(game, name)
+    path = Path(arg)
+    if path.is_dir():
+        if not (path / "main.py").is_file():
+            raise BotNotFound(f"{arg}: the directory has no main.py")
+        return path.resolve().name, path.resolve()
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise BotNotFound(f"{arg}: no such file")
+        if workdir is None:
+            workdir = Path(tempfile.mkdtemp(prefix="gemarena-bot-"))
+            workdir.chmod(0o755)  # the sandbox user walks through it
+        target = Path(tempfile.mkdtemp(prefix=path.stem + "-", dir=workdir))
+        try:
+            shutil.copyfile(path, target / "main.py")
+        except OSError as exc:
+            raise BotNotFound(f"{arg}: cannot read it ({exc.strerror or exc})") from None
+        target.chmod(0o755)  # bots run as an unprivileged user
+        (target / "main.py").chmod(0o644)
+        return path.stem, target
+    if not path.exists():
+        raise BotNotFound(
+            f"{arg}: no such bot (give a directory with main.py, a .py file or builtin:NAME)"
+        )
+    raise BotNotFound(f"{arg}: not a directory or a .py file")
+
+
+def random_opponents(game) -> str:
+    """`builtin:random` for every other seat of the game's smallest table."""
+    return " ".join(["builtin:random"] * (min(game.seat_counts) - 1))
+
+
+def docs_reference(game) -> str:
+    """Where the starter's README sends its reader for the full docs, when
+    the server's own addresses are not known (`arena new-bot`)."""
+    return (
+        f"/docs/protocol/, /docs/bots/ and /docs/games/{game.id}/ on the Gem Arena "
+        f"site you play on (in the Gem Arena sources: docs/protocol.md, "
+        f"docs/bots.md and docs/games/{game.id}.md)"
+    )
+
+
+def starter_files(game, reference: str | None = None) -> dict[str, str]:
+    """The starter's main.py and README.md for `game` (bots/starter/*.in, str.format
+    with {game}, {opponents} and {reference}: where the full docs are, by
+    default `docs_reference(game)`; the web site's kit names its own pages)."""
+    return {
+        name: (bots_root() / "starter" / f"{name}.in")
+        .read_text(encoding="utf-8")
+        .format(
+            game=game.id,
+            opponents=random_opponents(game),
+            reference=reference or docs_reference(game),
+        )
+        for name in ("main.py", "README.md")
+    }
