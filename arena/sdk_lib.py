@@ -14,6 +14,7 @@ with unchanged sources is free and concurrent stagers never clash.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import hashlib
 import os
@@ -99,5 +100,21 @@ def bot_lib() -> Path:
     return stage_bot_lib()
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m arena.sdk_lib",
+        description="Stage the bot library for the current sources and print its directory.",
+    )
+    parser.add_argument(
+        "parent",
+        nargs="?",
+        type=Path,
+        help="where the <id>/ directory goes (default: $GEMARENA_VAR_DIR/bot-lib, var/bot-lib)",
+    )
+    args = parser.parse_args(argv)
+    print(stage_bot_lib(args.parent))
+    return 0
+
+
 if __name__ == "__main__":
-    print(stage_bot_lib(Path(sys.argv[1]) if len(sys.argv) > 1 else None))
+    sys.exit(main())

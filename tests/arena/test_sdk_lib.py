@@ -5,6 +5,8 @@ the bot image with their own."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -46,3 +48,19 @@ def test_an_installed_wheel_carries_every_file_of_the_id() -> None:
     assert {f"{p}*" for p in sdk_lib.PACKAGES} <= set(find["packages"]["find"]["include"])
     data = find["package-data"]["*"]
     assert sorted(data) == sorted(f"*{s}" for s in sdk_lib.SUFFIXES if s != ".py")
+
+
+def test_the_command_prints_the_staged_folder_and_has_a_help(tmp_path) -> None:
+    """`python -m arena.sdk_lib --help` staged the library into a folder
+    named `--help` (found by a QA pass over every --help)."""
+    run = [sys.executable, "-m", "arena.sdk_lib"]
+    shown = subprocess.run(
+        [*run, "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert shown.returncode == 0 and "usage: python -m arena.sdk_lib" in shown.stdout
+    assert list(tmp_path.iterdir()) == []
+    staged = subprocess.run(
+        [*run, str(tmp_path / "lib")], capture_output=True, text=True, timeout=60
+    )
+    assert staged.returncode == 0, staged.stderr
+    assert Path(staged.stdout.strip()) == tmp_path / "lib" / sdk_lib.bot_lib_id()
