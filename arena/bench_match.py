@@ -75,9 +75,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m arena.bench_match", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--matches", type=int, default=5)
-    parser.add_argument("--game", default="splendor-duel")
-    parser.add_argument("--sandbox", action="append", choices=("docker", "process"))
+    parser.add_argument("--matches", type=int, default=5, help="matches per sandbox (default 5)")
+    parser.add_argument("--game", default="splendor-duel", help="game id (default splendor-duel)")
+    parser.add_argument(
+        "--sandbox",
+        action="append",
+        choices=("docker", "process"),
+        help="may be repeated (default: both; one that cannot run here is shown unavailable)",
+    )
     args = parser.parse_args(argv)
     print(f"{args.game}, random vs random, median of {args.matches} matches")
     for backend in args.sandbox or ["docker", "process"]:

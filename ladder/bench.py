@@ -155,14 +155,21 @@ def check_database() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ladder.bench", description=__doc__.split("\n")[0]
+        prog="python -m ladder.bench", description=" ".join(__doc__.split("\n\n")[0].split())
     )
-    parser.add_argument("--bots", type=int, default=10_000)
-    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--bots", type=int, default=10_000, help="100 to 100000 (default 10000)")
+    parser.add_argument(
+        "--matches", type=int, default=1_000_000, help="1000 to 5000000 (default 1000000)"
+    )
     parser.add_argument("--max-fill-seconds", type=float, default=900, help="bound on filling")
     parser.add_argument("--repeats", type=int, default=5, help="timed requests per page")
     parser.add_argument("--replays", type=int, default=3, help="real matches played per game")
-    parser.add_argument("--sandbox", default="process", choices=("auto", "docker", "process"))
+    parser.add_argument(
+        "--sandbox",
+        default="process",
+        choices=("auto", "docker", "process"),
+        help="where the real matches run (default process)",
+    )
     parser.add_argument(
         "--measure-only", action="store_true", help="time the pages on the data already there"
     )

@@ -342,19 +342,35 @@ def web_pages(limit: int = 50) -> list[tuple[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ladder.loadtest", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m ladder.loadtest",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--workers", default="1,2,4", help="worker counts, one phase each")
     parser.add_argument("--matches", type=int, default=300, help="matches per phase")
     parser.add_argument("--bots", type=int, default=8, help="random bots in the pool")
-    parser.add_argument("--pool", default="solo", choices=["solo", "prefork", "threads"])
+    parser.add_argument(
+        "--pool",
+        default="solo",
+        choices=["solo", "prefork", "threads"],
+        help="Celery pool (default solo)",
+    )
     parser.add_argument("--concurrency", type=int, default=1, help="per worker process")
     parser.add_argument(
         "--depth", type=int, default=4, help="queued matches per worker (QUEUE_DEPTH_PER_WORKER)"
     )
     parser.add_argument("--timeout-s", type=float, default=900, help="per phase")
-    parser.add_argument("--web-clients", type=int, default=0)
-    parser.add_argument("--web-seconds", type=float, default=60)
-    parser.add_argument("--web-workers", type=int, default=2, help="match workers during it")
+    parser.add_argument(
+        "--web-clients",
+        type=int,
+        default=0,
+        help="threads requesting pages (default 0: no web phase)",
+    )
+    parser.add_argument("--web-seconds", type=float, default=60, help="length of the web phase")
+    parser.add_argument(
+        "--web-workers", type=int, default=2, help="match workers during the web phase (default 2)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the database and media")
     args = parser.parse_args(argv)
 

@@ -119,11 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m sandbox.bench", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--backend", choices=("all", "docker", "process"), default="all")
+    parser.add_argument(
+        "--backend",
+        choices=("all", "docker", "process"),
+        default="all",
+        help="default all (those that can run here)",
+    )
     parser.add_argument(
         "--runs", type=count, default=11, help="launches per measurement (default 11)"
     )
-    parser.add_argument("--messages", type=count, default=1000)
+    parser.add_argument(
+        "--messages", type=count, default=1000, help="round trips per measurement (default 1000)"
+    )
     parser.add_argument("--budget-s", type=float, default=120, help="time budget per backend")
     args = parser.parse_args(argv)
 

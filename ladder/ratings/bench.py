@@ -30,10 +30,16 @@ def synthetic_matches(bots: int, matches: int, seats: int, rng: random.Random) -
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bots", type=int, default=1000)
-    parser.add_argument("--matches", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = argparse.ArgumentParser(
+        prog="python -m ladder.ratings.bench", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--bots", type=int, default=1000, help="bots in the ladder (default 1000)")
+    parser.add_argument(
+        "--matches", type=int, default=100_000, help="matches of each seat count (default 100000)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="fits timed, the best shown (default 3)"
+    )
     args = parser.parse_args(argv)
     rng = random.Random(7)
     for seats in (2, 4):

@@ -186,7 +186,9 @@ def summarise(config: SimConfig, runs: list[list[Checkpoint]]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ladder.ratings.simulate", description=__doc__.splitlines()[0]
+    )
     add = parser.add_argument
     add("--runs", type=int, default=400, help="ladders per seat count (default 400)")
     add("--jobs", type=int, default=2, help="worker processes (default 2)")
