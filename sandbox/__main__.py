@@ -12,7 +12,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sandbox")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="can this machine launch bots?")
-    check.add_argument("--backend", choices=BACKEND_NAMES, default=None)
+    check.add_argument(
+        "--backend",
+        choices=BACKEND_NAMES,
+        default=None,
+        help="the backend to check (default: SANDBOX_BACKEND, else auto)",
+    )
     reap = sub.add_parser("reap", help="remove orphaned bot containers")
     reap.add_argument(
         "--older-than",
@@ -21,7 +26,9 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help="seconds (default: SANDBOX_REAP_AFTER_S or 3 h)",
     )
-    reap.add_argument("--dry-run", action="store_true")
+    reap.add_argument(
+        "--dry-run", action="store_true", help="list the containers it would remove, remove none"
+    )
     args = parser.parse_args(argv)
 
     try:
