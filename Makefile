@@ -7,13 +7,16 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export GEMARENA_VAR_DIR ?= $(CURDIR)/var
 
-.PHONY: run test venv image migrate demo lint format bench clean help
+.PHONY: run test venv image migrate lint format bench clean help
 
 help:
-	@echo "make run    start the platform (web, worker, beat) on http://127.0.0.1:8000/"
-	@echo "make test   run the whole test suite"
-	@echo "make bench  print the benchmark figures"
-	@echo "make lint   ruff check + format check"
+	@echo "make run     start the platform (web, worker, housekeeper, beat) on http://127.0.0.1:8000/"
+	@echo "make test    run the whole test suite"
+	@echo "make bench   print the benchmark figures"
+	@echo "make lint    ruff check + format check"
+	@echo "make format  let ruff fix and format the code"
+	@echo "make image   build the bot image (when a Docker engine answers)"
+	@echo "make clean   remove .venv, the filesystem broker and the beat schedule"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed" or 0)'
