@@ -39,27 +39,14 @@ def served_pages() -> set[str]:
     return {normal(path) for path in found}
 
 
-def documented_pages() -> set[str]:
-    """Addresses in the first column of docs/web.md's "Pages" table; `login/`
-    after `/accounts/signup/` is `/accounts/login/`."""
+def pages_table() -> str:
     text = (ROOT / "docs" / "web.md").read_text()
-    table = text.split("\n## Pages\n", 1)[1].split("\n## ", 1)[0]
-    found = set()
-    for line in table.splitlines():
-        if not line.startswith("| `"):
-            continue
-        parent = ""
-        for item in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
-            if item.startswith("/"):
-                parent = (
-                    item.rsplit("/", 2)[0] + "/"
-                    if item.endswith("/")
-                    else item.rsplit("/", 1)[0] + "/"
-                )
-                found.add(normal(item))
-            else:
-                found.add(normal(parent + item))
-    return found
+    return text.split("\n## Pages\n", 1)[1].split("\n## ", 1)[0]
+
+
+def documented_pages() -> set[str]:
+    """Addresses in the first column of docs/web.md's "Pages" table."""
+    return {page for line in pages_table().splitlines() for page in documented_pages_of(line)}
 
 
 def test_every_page_is_in_docs_web_md() -> None:
@@ -117,3 +104,51 @@ def test_every_api_endpoint_is_in_docs_api_md_with_its_method_and_auth() -> None
     # the index is left out of the schema; everything else the table names is served
     extra = sorted(set(documented) - set(served) - {("GET", "/api/")})
     assert not extra, f"docs/api.md, Endpoints, names endpoints the server lacks: {extra}"
+
+
+def page_views() -> dict[str, str]:
+    """Each page address -> `module.view` as docs/web.md writes it
+    (`views.home`, `views_account.LoginView`, `health.healthz`)."""
+    found = {}
+    for entry in get_resolver().url_patterns:
+        if not isinstance(entry, URLResolver) or str(entry.pattern):
+            continue  # the site's pages are included at the root; the admin has its own
+        for pattern in entry.url_patterns:
+            view = getattr(pattern.callback, "view_class", pattern.callback)
+            module = pattern.callback.__module__.removeprefix("ladder.")
+            found[normal("/" + str(entry.pattern) + str(pattern.pattern))] = (
+                f"{module}.{view.__name__}"
+            )
+    return found
+
+
+def test_each_page_row_names_the_view_that_answers_it() -> None:
+    table = pages_table()
+    wrong = []
+    for path, view in page_views().items():
+        rows = [line for line in table.splitlines() if path in documented_pages_of(line)]
+        assert rows, path
+        module = view.split(".")[0]
+        views_cell = rows[0].split(" | ")[1]
+        named = set(re.findall(r"`([^`]+)`", views_cell))
+        # a row of several addresses may name only the module, or Django's own views
+        if not ({view, module} & named or "Django's" in views_cell):
+            wrong.append(f"{path}: {view}, docs/web.md says {views_cell}")
+    assert not wrong, wrong
+
+
+def documented_pages_of(line: str) -> set[str]:
+    """The addresses a row of the Pages table names; `login/` after
+    `/accounts/signup/` is `/accounts/login/`."""
+    if not line.startswith("| `"):
+        return set()
+    found, parent = set(), ""
+    for item in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
+        if item.startswith("/"):
+            parent = (
+                item.rsplit("/", 2)[0] + "/" if item.endswith("/") else item.rsplit("/", 1)[0] + "/"
+            )
+            found.add(normal(item))
+        else:
+            found.add(normal(parent + item))
+    return found
