@@ -24,12 +24,16 @@ SOURCES = [
 ]
 DOC = r"(?:docs/)?(?:games/)?[a-z][a-z-]*\.md"
 REFERENCES = [
-    re.compile(rf"(?P<doc>{DOC}),? \(?\"(?P<section>[^\"]{{3,80}})\""),
+    re.compile(rf"(?P<doc>{DOC})`?,? \(?\"(?P<section>[^\"]{{3,80}})\""),
     re.compile(
-        rf"\"(?P<section>[^\"]{{3,80}})\" in (?:the )?(?:source repository's )?(?P<doc>{DOC})"
+        rf"\"(?P<section>[^\"]{{3,80}})\" in (?:the )?(?:source repository's )?`?(?P<doc>{DOC})"
     ),
     re.compile(rf"(?P<doc>{DOC}), (?P<section>[A-Z][a-z]+)\)"),
 ]
+#: `see "Static files"`, `under "Restore"`: a section of the same document
+SAME_DOCUMENT = re.compile(
+    r"(?:see|under) \"(?P<section>[^\"]{3,80})\"(?! in (?:the |docs/)?[\w-]*\.md)"
+)
 
 
 def document(name: str) -> Path | None:
@@ -54,9 +58,12 @@ def references() -> list[tuple[str, str, str]]:
         if source == Path(__file__):
             continue
         text = " ".join(source.read_text().split())  # a reference may span lines
+        name = str(source.relative_to(ROOT))
         for pattern in REFERENCES:
             for match in pattern.finditer(text):
-                found.append((str(source.relative_to(ROOT)), match["doc"], match["section"]))
+                found.append((name, match["doc"], match["section"]))
+        if source.suffix == ".md":
+            found += [(name, name, match["section"]) for match in SAME_DOCUMENT.finditer(text)]
     return sorted(set(found))
 
 
@@ -65,6 +72,7 @@ def test_references_are_found() -> None:
     assert ("docs/operations.md", "Watching it") in found
     assert ("docs/operations.md", "Rebuilding the bot image") in found
     assert ("docs/operations.md", "Settings") in found
+    assert ("docs/operations.md", "Restore") in found  # the same document
 
 
 @pytest.mark.parametrize(("source", "doc", "section"), references())
