@@ -136,3 +136,20 @@ def test_every_documented_setting_is_read_somewhere() -> None:
         if name not in READ_BY_DOCKER_PY and not re.search(rf"[\"'{{]{name}[\"':}}-]", code)
     ]
     assert not unread, f"docs/operations.md names settings no code reads: {unread}"
+
+
+def test_the_deployment_files_set_only_documented_settings() -> None:
+    """An operator copies these files; a variable in them that the doc does
+    not explain cannot be set with confidence."""
+    documented = documented_rows()
+    files = {
+        "deploy/compose.env.example": r"^#?\s?([A-Z][A-Z0-9_]+)=",
+        "deploy/systemd/gemarena.env.example": r"^#?\s?([A-Z][A-Z0-9_]+)=",
+        "deploy/compose.yaml": r"\$\{([A-Z][A-Z0-9_]+)",
+    }
+    unknown = []
+    for name, pattern in files.items():
+        found = set(re.findall(pattern, (ROOT / name).read_text(), flags=re.MULTILINE))
+        assert found, name
+        unknown += [f"{name}: {variable}" for variable in sorted(found - set(documented))]
+    assert not unknown, f"not in docs/operations.md, Settings: {unknown}"
