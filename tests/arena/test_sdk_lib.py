@@ -64,3 +64,29 @@ def test_the_command_prints_the_staged_folder_and_has_a_help(tmp_path) -> None:
     )
     assert staged.returncode == 0, staged.stderr
     assert Path(staged.stdout.strip()) == tmp_path / "lib" / sdk_lib.bot_lib_id()
+
+
+def test_the_library_holds_what_searching_bots_import(tmp_path) -> None:
+    """The staged directory alone (as in the bot image) gives the engines and
+    each game's determinize (docs/bots.md, "A state that matches what your
+    bot sees")."""
+    folder = sdk_lib.stage_bot_lib(tmp_path / "lib")
+    for game in ("splendor_duel", "edel_stein_reich"):
+        assert (folder / "arena" / "games" / game / "determinize.py").is_file()
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "import arena; from arena import get_game;"
+        "assert arena.__file__.startswith(sys.argv[1]), arena.__file__;"
+        "g = get_game('splendor-duel'); s = g.new(2, 1);"
+        "obs = json.loads(json.dumps(s.observation(0)));"
+        "print(g.determinize(obs, 5).observation(0) == obs, get_game('edel-stein-reich').id)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(folder)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.stdout.split() == ["True", "edel-stein-reich"], out.stderr

@@ -11,6 +11,7 @@ from arena.engine import GameDef, OptionSpec
 from arena.games.splendor_duel import views
 from arena.games.splendor_duel.board import SPIRAL, board_masks
 from arena.games.splendor_duel.cards import GOLD, LEVEL_CARDS, ROYAL_IDS, SLOT_LEVEL, TOKEN_SUPPLY
+from arena.games.splendor_duel.determinize import determinize
 from arena.games.splendor_duel.loader import DATA
 from arena.games.splendor_duel.state import (
     GAME_ID,
@@ -97,6 +98,20 @@ class SplendorDuel(GameDef):
         s.first_seat = s.active = first
         s.privileges[1 - first] = 1
         return s
+
+    def determinize(
+        self,
+        observation: Mapping[str, Any],
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+    ) -> SplendorDuelState:
+        """A full state that shows `observation` to its seat, for search in a bot
+        (docs/games/splendor-duel.md, "Search in a bot"). What the observation
+        hides (deck orders, the opponent's blind reserves, the generator) is
+        sampled from `seed`; `options` are the match's (`Match.options`).
+        SnapshotError when `observation` is not one this game can show with
+        these options; OptionError for bad options."""
+        return determinize(self, observation, seed, options)
 
     def restore(self, snapshot: Mapping[str, Any]) -> SplendorDuelState:
         return views.restore(snapshot, self.rules_version)

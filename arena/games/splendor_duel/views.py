@@ -24,6 +24,7 @@ from arena.games.splendor_duel.cards import (
     CARD_POINTS,
     EMPTY,
     GOLD,
+    PYRAMID_SIZE,
     ROYAL_IDS,
     ROYAL_INDEX,
     ROYAL_POINTS,
@@ -138,9 +139,6 @@ def snapshot(s: SplendorDuelState) -> dict[str, Any]:
 
 
 def restore(data: Mapping[str, Any], rules_version: str) -> SplendorDuelState:
-    from arena.games.splendor_duel.invariants import check_invariants
-    from arena.games.splendor_duel.state import empty_state
-
     if data.get("game") != "splendor-duel" or data.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError("not a splendor-duel snapshot of format 1")
     if data.get("rules_version") != rules_version:
@@ -148,45 +146,57 @@ def restore(data: Mapping[str, Any], rules_version: str) -> SplendorDuelState:
             f"snapshot of rules {data.get('rules_version')!r}, engine has {rules_version!r}"
         )
     try:
-        s = empty_state()
-        s.options = dict(data["options"])
-        s.step_cap = int(data["step_cap"])
-        s.step_count = int(data["step"])
-        s.turn = int(data["turn"])
-        s.active = int(data["active"])
-        s.first_seat = int(data["first_seat"])
-        s.phase = PHASE_NAMES.index(data["phase"])
-        s.replenished = bool(data["replenished"])
-        s.play_again = bool(data["play_again"])
-        s.board = [TOKEN_CODES[t] if t is not None else EMPTY for row in data["board"] for t in row]
-        if len(s.board) != CELL_COUNT:
-            raise ValueError("board size")
-        s.takeable, s.gold_mask = board_masks(s.board, GOLD)
-        s.pyramid = [
-            CARD_INDEX[c] if c is not None else EMPTY for lv in data["pyramid"] for c in lv
-        ]
-        s.decks = tuple(tuple(CARD_INDEX[c] for c in deck) for deck in data["decks"])
-        s.royals = tuple(ROYAL_INDEX[r] for r in data["royals"])
-        s.pending = tuple(_restore_pending(item) for item in data["pending"])
-        s.rng = Rng(int(data["rng"], 16))
-        cards, reserved, owned, blind, copies = [], [], [], [], []
-        for seat, p in enumerate(data["players"]):
-            for t, name in enumerate(TOKEN_NAMES):
-                s.tokens[seat * 7 + t] = int(p["tokens"][name])
-            s.privileges[seat] = int(p["privileges"])
-            cards.append(tuple(CARD_INDEX[c] for c in p["cards"]))
-            copies.extend((CARD_INDEX[c], TOKEN_CODES[col]) for c, col in p["copies"].items())
-            reserved.append(tuple(CARD_INDEX[r["card"]] for r in p["reserved"]))
-            blind.extend(CARD_INDEX[r["card"]] for r in p["reserved"] if r["blind"])
-            owned.append(tuple(ROYAL_INDEX[r] for r in p["royals"]))
-        s.cards, s.reserved, s.royals_owned = tuple(cards), tuple(reserved), tuple(owned)
-        s.blind, s.copies = tuple(blind), tuple(copies)
-        _derive(s)
-        outcome = data.get("outcome")
-        s.result = Outcome.from_json(outcome) if outcome is not None else None
-        check_invariants(s)
-    except (KeyError, ValueError, TypeError, IndexError, AssertionError) as exc:
+        return state_from(data)
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError, AssertionError) as exc:
         raise SnapshotError(f"bad splendor-duel snapshot: {exc!r}") from None
+
+
+def state_from(data: Mapping[str, Any]) -> SplendorDuelState:
+    """The state of a snapshot's fields, checked against the invariants; raises
+    what it meets (KeyError, ValueError, AssertionError…), for the caller to
+    name (restore, and determinize.py for a state built from an observation)."""
+    from arena.games.splendor_duel.invariants import check_invariants
+    from arena.games.splendor_duel.state import empty_state
+
+    s = empty_state()
+    s.options = dict(data["options"])
+    s.step_cap = int(data["step_cap"])
+    s.step_count = int(data["step"])
+    s.turn = int(data["turn"])
+    s.active = int(data["active"])
+    s.first_seat = int(data["first_seat"])
+    s.phase = PHASE_NAMES.index(data["phase"])
+    s.replenished = bool(data["replenished"])
+    s.play_again = bool(data["play_again"])
+    s.board = [TOKEN_CODES[t] if t is not None else EMPTY for row in data["board"] for t in row]
+    if len(s.board) != CELL_COUNT:
+        raise ValueError("board size")
+    s.takeable, s.gold_mask = board_masks(s.board, GOLD)
+    s.pyramid = [CARD_INDEX[c] if c is not None else EMPTY for lv in data["pyramid"] for c in lv]
+    if [len(lv) for lv in data["pyramid"]] != list(PYRAMID_SIZE):
+        raise ValueError(f"pyramid levels of {PYRAMID_SIZE} slots")
+    s.decks = tuple(tuple(CARD_INDEX[c] for c in deck) for deck in data["decks"])
+    s.royals = tuple(ROYAL_INDEX[r] for r in data["royals"])
+    s.pending = tuple(_restore_pending(item) for item in data["pending"])
+    s.rng = Rng(int(data["rng"], 16))
+    if len(data["players"]) != 2:
+        raise ValueError("two players")
+    cards, reserved, owned, blind, copies = [], [], [], [], []
+    for seat, p in enumerate(data["players"]):
+        for t, name in enumerate(TOKEN_NAMES):
+            s.tokens[seat * 7 + t] = int(p["tokens"][name])
+        s.privileges[seat] = int(p["privileges"])
+        cards.append(tuple(CARD_INDEX[c] for c in p["cards"]))
+        copies.extend((CARD_INDEX[c], TOKEN_CODES[col]) for c, col in p["copies"].items())
+        reserved.append(tuple(CARD_INDEX[r["card"]] for r in p["reserved"]))
+        blind.extend(CARD_INDEX[r["card"]] for r in p["reserved"] if r["blind"])
+        owned.append(tuple(ROYAL_INDEX[r] for r in p["royals"]))
+    s.cards, s.reserved, s.royals_owned = tuple(cards), tuple(reserved), tuple(owned)
+    s.blind, s.copies = tuple(blind), tuple(copies)
+    _derive(s)
+    outcome = data.get("outcome")
+    s.result = Outcome.from_json(outcome) if outcome is not None else None
+    check_invariants(s)
     return s
 
 
