@@ -1,5 +1,5 @@
 """The built-in example bots, in-process: names, legal play, the search bot's
-determinization and its use of a winning move. Their strength is measured
+use of the engine's determinization and of a winning move. Their strength is measured
 with `arena tournament` (docs/bots.md), not here."""
 
 from __future__ import annotations
@@ -95,17 +95,36 @@ def _positions(moves: int, seed: int):
         state.apply(seat, blind[0] if blind and rng.random() < 0.3 else rng.choice(legal))
 
 
-def test_search_determinization_agrees_with_what_the_seat_sees() -> None:
+def test_search_searches_the_engines_determinization() -> None:
+    """Each decision searches a state from `GAME.determinize` (no copy of its
+    own): it shows the seat exactly its observation and the same legal actions."""
     bot = load_bot("splendor-duel", "search")
-    hidden_seen = 0
+    bot.budget_s = 0.005  # the states are checked here, not the search
+    game = bot.GAME
+    searched = []
+
+    class Checked:
+        def determinize(self, observation, seed, options):
+            state = game.determinize(observation, seed, options)
+            searched.append(state)
+            return state
+
+    bot.GAME = Checked()
+    hidden_seen = decisions = 0
     for state, seat in _positions(7, seed=3):
         obs = state.observation(seat)
         other = obs["players"][1 - seat]
         hidden_seen += any(r["card"] is None for r in other["reserved"])
-        guess = bot.determinize(obs)
-        assert guess.observation(seat) == obs
-        assert sorted(guess.legal_actions(seat)) == sorted(state.legal_actions(seat))
+        legal = state.legal_actions(seat)
+        if len(legal) == 1:
+            continue  # played without a search
+        assert action_of(bot.decide(obs, legal)) in legal
+        decisions += 1
+        assert len(searched) == decisions
+        assert searched[-1].observation(seat) == obs
+        assert searched[-1].legal_actions(seat) == legal
     assert hidden_seen, "no position with a hidden reserved card was tried"
+    assert not hasattr(bot, "determinize")  # one determinization: the engine's
 
 
 def test_search_plays_legal_actions_and_takes_a_win() -> None:

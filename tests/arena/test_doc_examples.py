@@ -111,6 +111,21 @@ def test_the_engine_contract_is_what_the_docs_list(game_id: str, seats: int) -> 
 # -- docs/bots.md: the one-move-ahead Splendor Duel bot -------------------------
 
 
+class CheckedGame:
+    """The game, with every state determinize returns checked against its observation."""
+
+    def __init__(self, game) -> None:
+        self.game = game
+        self.calls = 0
+
+    def determinize(self, observation, seed, options):
+        state = self.game.determinize(observation, seed, options)
+        assert state.observation(observation["seat"]) == observation
+        assert state.legal_actions(observation["seat"]) == self.legal
+        self.calls += 1
+        return state
+
+
 def example_bot_source() -> str:
     return python_block("bots.md", "Example: one move ahead in Splendor Duel")
 
@@ -130,29 +145,32 @@ def load_bot(source: str, name: str) -> ModuleType:
 
 
 def test_the_example_bots_state_shows_exactly_its_observation() -> None:
-    """determinize(obs).observation(me) == obs at every decision of either
-    seat, opponent's blind reserves included (drawn from the unseen cards)."""
+    """The state of every decision, from GAME.determinize, shows the bot
+    exactly its observation and its legal actions, opponent's blind
+    reserves included (drawn from the unseen cards)."""
     bot = load_bot(example_bot_source(), "doc_example_bot")
     game = get_game("splendor-duel")
+    bot.GAME = checked = CheckedGame(game)
     rng = random.Random(5)
-    blind_seen = 0
+    blind_seen = decisions = 0
     for seed in range(6):
         bot.on_start(sdk_match("splendor-duel", 0, 2))
         state = game.new(2, seed)
         while not state.is_over():
             seat = state.to_act()[0]
             obs = json.loads(json.dumps(state.observation(seat)))
-            sampled = bot.determinize(obs)
-            assert sampled.observation(seat) == obs
             blind_seen += sum(r["card"] is None for p in obs["players"] for r in p["reserved"])
             legal = state.legal_actions(seat)
             if seat == 0:
+                checked.legal = legal
                 action = bot.decide(obs, legal)
                 assert action in legal
+                decisions += 1
             else:  # a random opponent that likes blind reserves
                 blind = [a for a in legal if "deck" in a]
                 action = rng.choice(blind or legal)
             state.apply(seat, action)
+    assert checked.calls == decisions > 100
     assert blind_seen > 0  # the sampling of hidden reserves was exercised
 
 
@@ -243,21 +261,6 @@ def esr_search_source(think_s: float | None = None) -> str:
         assert line in source, "the example's time per decision moved"
         source = source.replace(line, f"THINK_S = {think_s}  # per decision")
     return source
-
-
-class CheckedGame:
-    """The game, with every state determinize returns checked against its observation."""
-
-    def __init__(self, game) -> None:
-        self.game = game
-        self.calls = 0
-
-    def determinize(self, observation, seed, options):
-        state = self.game.determinize(observation, seed, options)
-        assert state.observation(observation["seat"]) == observation
-        assert state.legal_actions(observation["seat"]) == self.legal
-        self.calls += 1
-        return state
 
 
 @pytest.mark.parametrize("seats, options", [(3, {"money_visible": False}), (4, {})])

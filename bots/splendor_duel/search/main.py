@@ -3,11 +3,10 @@ determinized copy of the game.
 
 The observation hides the order of the three decks and the card the
 opponent reserved blind. Each decision the bot builds one plausible full
-state from what it sees (`determinize`): the unseen cards of each level
-(the level's cards minus the pyramid, both players' cards and the visible
-reserves) are shuffled into the deck, the opponent's blind reserves are
-drawn from them, and the random generator gets a fresh seed. The engine
-restores that snapshot and the bot searches it:
+state from what it sees with the engine's `GAME.determinize` (the deck
+orders, the opponent's blind reserves and the random generator sampled from
+a fresh seed; docs/games/splendor-duel.md, "Search in a bot") and searches
+it:
 
 1. every legal action is applied to a clone and scored by `evaluate`;
 2. the best few (by that score) are looked at more closely, best first,
@@ -29,13 +28,8 @@ import time
 
 from gemarena_sdk import run
 
-from arena.games.splendor_duel.cards import (
-    CARD_IDS,
-    CARD_POINTS,
-    LEVEL_CARDS,
-)
+from arena.games.splendor_duel.cards import CARD_POINTS
 from arena.games.splendor_duel.game import GAME
-from arena.games.splendor_duel.state import RULES_VERSION
 
 BUDGET_SHARE = 0.25  # of move_ms
 BUDGET_MAX_MS = 200.0
@@ -52,55 +46,6 @@ def on_start(match):
     options.update(match.options)
     move_ms = match.time.get("move_ms", 1000)
     budget_s = min(BUDGET_MAX_MS, BUDGET_SHARE * move_ms) / 1000
-
-
-# -- a full state from the observation -------------------------------------------
-
-
-def determinize(obs):
-    """A snapshot consistent with the observation, hidden parts sampled."""
-    seen = {c for level in obs["pyramid"] for c in level if c is not None}
-    for p in obs["players"]:
-        seen.update(p["cards"])
-        seen.update(r["card"] for r in p["reserved"] if r["card"] is not None)
-    unseen = {lv: [CARD_IDS[c] for c in LEVEL_CARDS[lv - 1]] for lv in (1, 2, 3)}
-    for lv in unseen:
-        unseen[lv] = [c for c in unseen[lv] if c not in seen]
-        rng.shuffle(unseen[lv])
-    players = []
-    for p in obs["players"]:
-        reserved = []
-        for r in p["reserved"]:
-            card = r["card"] if r["card"] is not None else unseen[r["level"]].pop()
-            reserved.append({"card": card, "level": r["level"], "blind": r["blind"]})
-        players.append(
-            {
-                "tokens": p["tokens"],
-                "cards": p["cards"],
-                "copies": p["copies"],
-                "reserved": reserved,
-                "royals": p["royals"],
-                "privileges": p["privileges"],
-            }
-        )
-    decks = [unseen[lv][: obs["deck_sizes"][lv - 1]] for lv in (1, 2, 3)]
-    snapshot = {
-        key: obs[key]
-        for key in (
-            "game", "step", "turn", "active", "first_seat", "phase", "pending",
-            "replenished", "play_again", "board", "pyramid", "royals", "outcome",
-        )
-    }  # fmt: skip
-    snapshot.update(
-        format=1,
-        rules_version=RULES_VERSION,
-        options=dict(options),
-        step_cap=int(options.get("step_cap", 2000)),
-        decks=decks,
-        players=players,
-        rng=f"{rng.getrandbits(64):#018x}",
-    )
-    return GAME.restore(snapshot)
 
 
 # -- evaluation ------------------------------------------------------------------
@@ -169,7 +114,7 @@ def search(obs, legal):
     deadline = start + budget_s
     hard_deadline = start + 1.5 * budget_s  # one expansion may run past `deadline`
     me = obs["seat"]
-    root = determinize(obs)
+    root = GAME.determinize(obs, rng.getrandbits(64), options)
     first = [(evaluate(child(root, me, a), me), a) for a in legal]
     first.sort(key=lambda x: -x[0])
     if first[0][0] >= WIN:
