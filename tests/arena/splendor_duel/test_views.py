@@ -94,6 +94,7 @@ def test_restore_rejects_broken_snapshots() -> None:
         lambda d: d.update(format=99),
         lambda d: d.update(phase="dancing"),
         lambda d: d.update(rules_version="0.1"),
+        lambda d: d["players"][0].update(copies=[]),  # not a mapping: AttributeError
     ):
         broken = copy.deepcopy(snap)
         breakage(broken)
