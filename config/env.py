@@ -1,6 +1,6 @@
 """Reading settings from environment variables, with errors that name the variable.
 
-Settings come only from the environment (DESIGN.md "Running"); a bad value
+Settings come only from the environment (docs/operations.md); a bad value
 stops start-up with a message saying which variable is wrong and why: one
 line on stderr, not a traceback (`report_setting_errors`).
 """

@@ -1,6 +1,6 @@
 """The ladder's data. Models carry their own behaviour.
 
-Names follow STYLE.md: user (a person), bot (a named entry for one game),
+Names follow one vocabulary: user (a person), bot (a named entry for one game),
 bot version (an upload, immutable), seat, match, outcome, result, fault.
 """
 

@@ -1,4 +1,4 @@
-"""DESIGN.md's import direction: ladder → arena → sandbox, checked on the source.
+"""The import direction ladder → arena → sandbox, checked on the source.
 
 - arena and sandbox never import Django (nor the ladder or config);
 - sandbox never imports arena;

@@ -1,4 +1,4 @@
-"""README's "Where things live" map stays true (STYLE.md habit 11): every
+"""README's "Where things live" map stays true: every
 file it names exists, and every module and package of the mapped folders is
 named in its row (found by a QA pass as a new contributor: `forms.py`,
 `ratings/results.py` and `sandbox/reaper.py` were missing or unnamed)."""

@@ -1,4 +1,4 @@
-"""Engine code is pure (STYLE.md habit 1, DESIGN.md engine contract).
+"""Engine code is pure: the same seed and actions give the same game (arena/engine.py).
 
 An AST scan of every module under arena/games/ (plus arena/engine.py and
 arena/rng.py) fails the build when engine code imports a source of
