@@ -16,7 +16,7 @@ help:
 	@echo "make lint    ruff check + format check"
 	@echo "make format  let ruff fix and format the code"
 	@echo "make image   build the bot image (when a Docker engine answers)"
-	@echo "make clean   remove .venv, the filesystem broker and the beat schedule"
+	@echo "make clean   remove .venv, and the filesystem broker and beat schedule in $$GEMARENA_VAR_DIR"
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed" or 0)'
@@ -70,4 +70,4 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 
 clean:
-	rm -rf $(VENV) var/broker var/celerybeat-schedule* .pytest_cache
+	rm -rf $(VENV) $(GEMARENA_VAR_DIR)/broker $(GEMARENA_VAR_DIR)/celerybeat-schedule* .pytest_cache
