@@ -77,3 +77,33 @@ def replay(
 
 def state_cap(game: GameDef) -> int:
     return int(game.step_cap)
+
+
+def poke(node, chooser: Rng) -> None:
+    """Change one number, string, flag or list somewhere inside `node` (an
+    observation as JSON), for tests that a tampered observation is refused."""
+    path = []
+    while isinstance(node, (dict, list)) and node:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        key = keys[chooser.below(len(keys))]
+        path.append((node, key))
+        if not isinstance(node[key], (dict, list)) or chooser.below(4) == 0:
+            break
+        node = node[key]
+    if not path:
+        return
+    parent, key = path[-1]
+    value = parent[key]
+    if isinstance(value, bool):
+        parent[key] = not value
+    elif isinstance(value, int):
+        parent[key] = value + (1 if chooser.below(2) else -1)
+    elif isinstance(value, list):
+        if value:
+            value.pop(chooser.below(len(value)))
+        else:
+            value.append(0)
+    elif isinstance(value, str):
+        parent[key] = value + "x"
+    else:
+        parent[key] = 0

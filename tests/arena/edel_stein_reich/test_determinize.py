@@ -24,6 +24,7 @@ from arena.games.edel_stein_reich.loader import DEFAULT_COMPONENTS
 from arena.games.edel_stein_reich.state import EsrState
 from arena.rng import Rng
 from tests.arena.edel_stein_reich.helpers import commit_all
+from tests.arena.playout import poke
 
 
 def custom_components() -> dict:
@@ -365,7 +366,7 @@ def test_a_mutated_observation_is_refused_or_consistent() -> None:
         obs = as_json(real.observation(seat))
         for _ in range(3):
             bad = copy.deepcopy(obs)
-            _poke(bad, chooser)
+            poke(bad, chooser)
             try:
                 st = GAME.determinize(bad, 1, {"money_visible": False})
             except SnapshotError:
@@ -378,32 +379,3 @@ def test_a_mutated_observation_is_refused_or_consistent() -> None:
         legal = real.legal_actions(seat)
         real.apply(seat, legal[chooser.below(len(legal))])
     assert refused > 100 and accepted > 10
-
-
-def _poke(node, chooser: Rng) -> None:
-    """Change one number, string or list somewhere inside `node`."""
-    path = []
-    while isinstance(node, (dict, list)) and node:
-        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
-        key = keys[chooser.below(len(keys))]
-        path.append((node, key))
-        if not isinstance(node[key], (dict, list)) or chooser.below(4) == 0:
-            break
-        node = node[key]
-    if not path:
-        return
-    parent, key = path[-1]
-    value = parent[key]
-    if isinstance(value, bool):
-        parent[key] = not value
-    elif isinstance(value, int):
-        parent[key] = value + (1 if chooser.below(2) else -1)
-    elif isinstance(value, list):
-        if value:
-            value.pop(chooser.below(len(value)))
-        else:
-            value.append(0)
-    elif isinstance(value, str):
-        parent[key] = value + "x"
-    else:
-        parent[key] = 0

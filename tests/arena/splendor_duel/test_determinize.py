@@ -20,6 +20,7 @@ from arena.engine import OptionError, SnapshotError
 from arena.games.splendor_duel import GAME, SplendorDuelState
 from arena.games.splendor_duel.cards import CARD_IDS, LEVEL_CARDS
 from arena.rng import Rng
+from tests.arena.playout import poke
 
 
 def as_json(obs: dict) -> dict:
@@ -287,7 +288,7 @@ def test_a_mutated_observation_is_refused_or_consistent() -> None:
         for viewer in (seat, 1 - seat):
             obs = as_json(real.observation(viewer))
             bad = copy.deepcopy(obs)
-            _poke(bad, chooser)
+            poke(bad, chooser)
             try:
                 st = GAME.determinize(bad, 1)
             except SnapshotError:
@@ -299,32 +300,3 @@ def test_a_mutated_observation_is_refused_or_consistent() -> None:
             accepted += 1
         real.apply(seat, choose(real, chooser))
     assert refused > 100 and accepted > 5
-
-
-def _poke(node, chooser: Rng) -> None:
-    """Change one number, string, flag or list somewhere inside `node`."""
-    path = []
-    while isinstance(node, (dict, list)) and node:
-        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
-        key = keys[chooser.below(len(keys))]
-        path.append((node, key))
-        if not isinstance(node[key], (dict, list)) or chooser.below(4) == 0:
-            break
-        node = node[key]
-    if not path:
-        return
-    parent, key = path[-1]
-    value = parent[key]
-    if isinstance(value, bool):
-        parent[key] = not value
-    elif isinstance(value, int):
-        parent[key] = value + (1 if chooser.below(2) else -1)
-    elif isinstance(value, list):
-        if value:
-            value.pop(chooser.below(len(value)))
-        else:
-            value.append(0)
-    elif isinstance(value, str):
-        parent[key] = value + "x"
-    else:
-        parent[key] = 0
