@@ -1,4 +1,5 @@
-"""The engine contract every game implements (DESIGN.md "Engine contract").
+"""The engine contract every game implements (for bot authors: docs/bots.md,
+"The supported API").
 
 One vocabulary for all games, in the spirit of OpenSpiel: a `GameDef`
 describes a game and makes states; a `GameState` answers who is to act, what

@@ -1,5 +1,5 @@
 """Bot protocol v1: the messages the referee sends and the one place where a
-bot's reply is parsed (STYLE.md habit 8: untrusted input has one chokepoint).
+bot's reply is parsed (untrusted input has one chokepoint).
 
 Everything a bot writes on stdout reaches the runner as raw bytes and goes
 through `parse_reply` before anything else looks at it: size cap, strict

@@ -1,8 +1,8 @@
 """Choosing the sandbox backend for matches, on behalf of the ladder and of
 `arena tournament`.
 
-The ladder never imports `sandbox` itself (DESIGN.md: ladder → arena →
-sandbox); it asks here which backend a setting resolves to and whether it
+The ladder never imports `sandbox` itself (the import direction is ladder →
+arena → sandbox, tests/test_boundaries.py); it asks here which backend a setting resolves to and whether it
 can run bots.
 """
 
