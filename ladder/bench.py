@@ -104,6 +104,10 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
         ("match page (Edel, Stein & Reich)", f"/matches/{esr_match}/"),
         ("replay download", f"/matches/{esr_match}/replay.json.gz"),
         ("queue", "/queue/"),
+        # GET /api/matches counts what its filters select on every request
+        ("API match list", "/api/matches"),
+        ("API match list, busiest bot", f"/api/matches?bot={busiest}"),
+        ("API match list, median bot, ladder", f"/api/matches?bot={median_bot}&kind=ladder"),
     ]
     rows: list[tuple[str, str, object]] = [(name, url, None) for name, url in pages]
     if challenger is not None:
