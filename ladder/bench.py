@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import django
@@ -84,6 +85,12 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
     esr_match = Match.objects.filter(game="edel-stein-reich").aggregate(m=Max("id"))["m"]
     sd_match = Match.objects.filter(game="splendor-duel").aggregate(m=Max("id"))["m"]
     last_page = max(1, -(-Bot.objects.filter(game="splendor-duel").count() // 50))
+    newest = Match.objects.aggregate(m=Max("finished_at"))["m"] or datetime.now(UTC)
+
+    def stamp(days: float) -> str:
+        return (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    day_ago, days_back = stamp(1), (stamp(20), stamp(19))
     # the challenge form lists every playing bot of the game, four times for 5 seats
     challenger = (
         Bot.objects.filter(game="edel-stein-reich", active_version__isnull=False, enabled=True)
@@ -108,6 +115,12 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
         ("API match list", "/api/matches"),
         ("API match list, busiest bot", f"/api/matches?bot={busiest}"),
         ("API match list, median bot, ladder", f"/api/matches?bot={median_bot}&kind=ladder"),
+        ("API match list, finished in the last day", f"/api/matches?finished_after={day_ago}"),
+        (
+            "API match list, busiest bot, finished in a day 20 days back",
+            f"/api/matches?bot={busiest}&finished_after={days_back[0]}"
+            f"&finished_before={days_back[1]}",
+        ),
     ]
     rows: list[tuple[str, str, object]] = [(name, url, None) for name, url in pages]
     if challenger is not None:
@@ -133,7 +146,34 @@ def report(label: str, repeats: int) -> list[tuple[str, float, int]]:
         ms, cpu_ms, queries, status, size = measure(url, repeats, user)
         rows.append((name, ms, queries))
         log(f"| {name} | {ms:.1f} | {cpu_ms:.1f} | {queries} | {status} | {size:,} |")
+    report_counts(repeats)
     return rows
+
+
+def report_counts(repeats: int) -> None:
+    """The match list's count, exact (as it was) and bounded (as it is), for
+    the filters of the API rows above: median ms of `repeats` runs each."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    from ladder.api.matches import COUNT_AHEAD, MatchFilters, matches_queryset, selected
+
+    log(f"\n| GET /api/matches count | exact, ms | up to {COUNT_AHEAD:,}, ms | matches |")
+    log("| --- | ---: | ---: | ---: |")
+    for name, url, _ in pages_to_measure():
+        if not url.startswith("/api/matches?") and url != "/api/matches":
+            continue
+        query = dict(parse_qsl(urlsplit(url).query))
+        matches = selected(MatchFilters(**query), matches_queryset()).order_by().values("pk")
+        figures, found = [], []
+        for counted in (matches, matches[: COUNT_AHEAD + 1]):
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                n = counted.count()
+                times.append((time.perf_counter() - start) * 1000)
+            figures.append(statistics.median(times))
+            found.append(n)
+        log(f"| {name} | {figures[0]:.1f} | {figures[1]:.1f} | {found[0]:,} |")
 
 
 # -- main ---------------------------------------------------------------------------

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from ninja import Field, Query, Router, Schema, Status
+from pydantic import BeforeValidator, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from arena import replay_to_bytes
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
@@ -35,6 +40,37 @@ def matches_queryset():
     )
 
 
+def moment(value: object) -> object:
+    """A query's ISO 8601 date-time or date as an aware datetime: UTC when it
+    names no offset (the API's times are UTC), a date its midnight in UTC."""
+    if not isinstance(value, str):
+        return value  # a default, or not text: pydantic says what is wrong
+    text = value.strip()
+    try:
+        # RFC 3339 allows a lower-case T and Z
+        parsed = datetime.fromisoformat(text.upper())
+        if parsed.tzinfo is None:
+            return parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    except ValueError:
+        pass
+    except OverflowError:  # 9999-12-31T23:00-05:00 lies after the last datetime
+        raise PydanticCustomError(
+            "datetime_range", "{value} lies outside the years 1 to 9999", {"value": repr(value)}
+        ) from None
+    hint = " (a '+' in a query string reads as a space: send it as %2B)" if " " in text else ""
+    raise PydanticCustomError(
+        "datetime_iso",
+        "not an ISO 8601 date-time or date: {value} (e.g. 2026-11-30T13:31:49Z "
+        "or 2026-11-30){hint}",
+        {"value": repr(value), "hint": hint},
+    )
+
+
+#: a time filter's value: ISO 8601, UTC without an offset
+Moment = Annotated[datetime | None, BeforeValidator(moment)]
+
+
 class MatchSelection(Schema):
     """The filters of the match list and its CSV."""
 
@@ -48,23 +84,74 @@ class MatchSelection(Schema):
         description="only matches listed after this one (older): the `next` of the "
         "previous answer; `page` then counts from it",
     )
+    finished_after: Moment = Field(
+        None,
+        description="only matches finished at or after this time (ISO 8601 date-time, "
+        "or a date: its midnight; UTC unless an offset is given)",
+    )
+    finished_before: Moment = Field(
+        None,
+        description="only matches finished before this time (not at it), as `finished_after`",
+    )
+
+    @field_validator("finished_before")
+    @classmethod
+    def _after_the_start(cls, end: datetime | None, info: ValidationInfo) -> datetime | None:
+        start = info.data.get("finished_after")
+        if end is not None and start is not None and start >= end:
+            raise PydanticCustomError(
+                "empty_time_range",
+                "must be later than finished_after ({start}): matches are selected "
+                "from finished_after (included) up to finished_before (left out)",
+                {"start": iso(start)},
+            )
+        return end
+
+
+def iso(moment: datetime) -> str:
+    """A time as the API writes it (UTC, `Z`)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class MatchFilters(PageQuery, MatchSelection):
     status: MatchStatus | None = None
 
 
+#: how much later than it finished a match may say it was created: the two
+#: times come from different hosts' clocks (the scheduler's, the worker's)
+CLOCK_SLACK = timedelta(hours=1)
+
+
 def selected(filters: MatchSelection, matches):
-    """The matches `game`, `bot` and `kind` select, newest first; the cursor
-    (`before`) is the caller's to apply (the list counts before it)."""
+    """The matches `game`, `bot`, `kind` and the finishing times select, newest
+    first; the cursor (`before`) is the caller's to apply (the list counts
+    before it). A time filter leaves out the matches not finished (no
+    `finished_at`)."""
     matches = matches.order_by("-created_at", "-pk")
     if filters.game:
         matches = matches.filter(game=filters.game)
+    if filters.finished_after is not None:
+        matches = matches.filter(finished_at__gte=filters.finished_after)
+    if filters.finished_before is not None:
+        # A match is created before it finishes, so the newest-first index can
+        # start at finished_before (+ CLOCK_SLACK): without that bound the
+        # database walked it from the newest match on, through every match
+        # finished later (0.8 s for a day 19 days back at 700,000 matches)
+        matches = matches.filter(
+            finished_at__lt=filters.finished_before,
+            created_at__lt=filters.finished_before + CLOCK_SLACK,
+        )
     if filters.bot:
         matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
     if filters.kind:
         matches = matches.filter(kind=filters.kind)
     return matches
+
+
+#: the list counts the matches its filters select only this far past the
+#: start of the page asked for (`count_is_exact` false beyond): the exact count
+#: read every match of the filters on each request (docs/scale.md)
+COUNT_AHEAD = 10_000
 
 
 @router.get(
@@ -78,16 +165,20 @@ def list_matches(request: HttpRequest, filters: Query[MatchFilters]):
     matches = selected(filters, matches_queryset())
     if filters.status:
         matches = matches.filter(status=filters.status)
-    count = matches.count()  # of the filters, whatever the cursor
+    # of the filters, whatever the cursor, and only this far past the page's start
+    start = (filters.page - 1) * filters.page_size
+    bound = start + COUNT_AHEAD
+    # unordered, so that the database stops at bound + 1 rows
+    counted = matches.order_by().values("pk")[: bound + 1].count()
     if filters.before is not None:
         matches = after(matches, filters.before)
     # one row more than the page says whether any follow (`next`)
-    start = (filters.page - 1) * filters.page_size
     rows = list(matches[start : start + filters.page_size + 1])
     page, more = rows[: filters.page_size], len(rows) > filters.page_size
     viewer = caller(request)
     return {
-        "count": count,
+        "count": min(counted, bound),
+        "count_is_exact": counted <= bound,
         "page": filters.page,
         "page_size": filters.page_size,
         "next": page[-1].pk if more else None,
@@ -183,8 +274,19 @@ def matches_csv(request: HttpRequest, filters: Query[MatchCsvQuery]):
         + ([f"bot-{filters.bot}"] if filters.bot else [])
         + ([filters.kind] if filters.kind else [])
         + ([f"before-{filters.before}"] if filters.before else [])
+        + ([f"finished-after-{_stamp(filters.finished_after)}"] if filters.finished_after else [])
+        + (
+            [f"finished-before-{_stamp(filters.finished_before)}"]
+            if filters.finished_before
+            else []
+        )
     )
     return csv_response(f"{name}.csv", MATCHES_CSV, _seat_rows(matches, filters.limit))
+
+
+def _stamp(moment: datetime) -> str:
+    """A time for a file name: no colons (Windows refuses them)."""
+    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def _seat_rows(matches, limit: int):

@@ -349,6 +349,14 @@ class MatchDetail(MatchOut):
 
 
 class MatchPage(PageMeta):
+    count: int = Field(
+        description="matches the filters select, whatever the cursor, counted only so far "
+        "past the start of this page (10,000 on a standard server): a lower bound when "
+        "`count_is_exact` is false"
+    )
+    count_is_exact: bool = Field(
+        description="false: more matches than `count` follow (counting stopped there)"
+    )
     next: int | None = Field(
         description="`before` for the matches after these (null: none follow); "
         "walk the whole list with it instead of deep pages"
