@@ -46,6 +46,8 @@ def moment(value: object) -> object:
     if not isinstance(value, str):
         return value  # a default, or not text: pydantic says what is wrong
     text = value.strip()
+    # the message quotes the value: a page of text is cut short there
+    shown = repr(value if len(value) <= 40 else value[:40] + "…")
     try:
         # RFC 3339 allows a lower-case T and Z
         parsed = datetime.fromisoformat(text.upper())
@@ -56,14 +58,14 @@ def moment(value: object) -> object:
         pass
     except OverflowError:  # 9999-12-31T23:00-05:00 lies after the last datetime
         raise PydanticCustomError(
-            "datetime_range", "{value} lies outside the years 1 to 9999", {"value": repr(value)}
+            "datetime_range", "{value} lies outside the years 1 to 9999", {"value": shown}
         ) from None
     hint = " (a '+' in a query string reads as a space: send it as %2B)" if " " in text else ""
     raise PydanticCustomError(
         "datetime_iso",
         "not an ISO 8601 date-time or date: {value} (e.g. 2026-11-30T13:31:49Z "
         "or 2026-11-30){hint}",
-        {"value": repr(value), "hint": hint},
+        {"value": shown, "hint": hint},
     )
 
 

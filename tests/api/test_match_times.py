@@ -125,6 +125,12 @@ def test_unfinished_matches_are_left_out_by_either_time_filter(client, timeline)
             "space: send it as %2B)",
         ),
         (
+            "finished_before=" + "2026" * 1000,
+            "query.finished_before",
+            "not an ISO 8601 date-time or date: '" + "2026" * 10 + "…' (e.g. "
+            "2026-11-30T13:31:49Z or 2026-11-30)",
+        ),
+        (
             "finished_before=2026-02-30",
             "query.finished_before",
             "not an ISO 8601 date-time or date: '2026-02-30' (e.g. 2026-11-30T13:31:49Z or "
