@@ -9,6 +9,7 @@ name such as `=HYPERLINK(...)` or `@SUM(...)`) gets a leading apostrophe.
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
@@ -22,6 +23,9 @@ CONTENT_TYPE = "text/csv; charset=utf-8"
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 _dates = DjangoJSONEncoder()
+#: what a download's file name keeps of its parts; each run of anything else
+#: (a quote, CR/LF, '/', a space) becomes one '_'
+_UNSAFE_IN_FILENAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def cell(value: Any) -> str:
@@ -60,7 +64,11 @@ def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[
 def csv_response(
     filename: str, header: Sequence[str], rows: Iterable[Sequence[Any]]
 ) -> StreamingHttpResponse:
-    """A streamed CSV download: `rows` is read as the response is sent."""
+    """A streamed CSV download: `rows` is read as the response is sent.
+    `filename` may hold the caller's text (a query's `game`): only letters,
+    digits, '.', '-' and '_' of it reach the header, so a quote cannot end the
+    name and add a parameter, nor CR/LF a header."""
     response = StreamingHttpResponse(csv_lines(header, rows), content_type=CONTENT_TYPE)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    safe = _UNSAFE_IN_FILENAME.sub("_", filename)
+    response["Content-Disposition"] = f'attachment; filename="{safe}"'
     return response

@@ -245,3 +245,24 @@ def test_bot_page_links_its_matches_csv(client: Client, ladder) -> None:
     assert "at most 10,000 matches a file" in html
     ladder_only = client.get(f"/bots/{a.pk}/?kind=ladder").content.decode()
     assert f'href="/api/matches.csv?bot={a.pk}&amp;kind=ladder" download>' in ladder_only
+
+
+@pytest.mark.parametrize(
+    "game, filename",
+    [
+        # a quote would end the file name and add a parameter of the caller's
+        ('x"; filename="evil.bat', "matches-x_filename_evil.bat.csv"),
+        # CR/LF in a header made Django raise (a 500) instead of answering
+        ("x\r\nSet-Cookie: a=1", "matches-x_Set-Cookie_a_1.csv"),
+        ("../../etc/passwd", "matches-.._.._etc_passwd.csv"),
+    ],
+)
+def test_the_file_name_keeps_only_safe_characters_of_the_query(
+    client: Client, game: str, filename: str
+) -> None:
+    """The matches CSV names its file after the query, whose `game` is the
+    caller's text: a link could otherwise choose the name (and its extension)
+    that a victim's browser saves."""
+    response = client.get("/api/matches.csv", {"game": game})
+    assert response.status_code == 200
+    assert response["Content-Disposition"] == f'attachment; filename="{filename}"'
