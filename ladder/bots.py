@@ -30,6 +30,7 @@ from ladder.matches import create_match
 from ladder.models import (
     BOT_NAME_KEY,
     BOT_NAME_LOOK_ALIKES,
+    SEPARATOR_PASSES,
     Bot,
     BotVersion,
     LadderSettings,
@@ -71,13 +72,16 @@ class StorageFailure(Exception):
 
 def name_key(name: str) -> str:
     """What two bot names of one game must not share: `Sd_Greedy` would pass
-    for `sd-greedy` on a leaderboard, and `d0ra-greedy`, `Dora_Greedy` or
-    `clora-greedy` for `dora-greedy` (`ladder.models.BOT_NAME_LOOK_ALIKES`;
-    `BOT_NAME_KEY` is the same in the database)."""
+    for `sd-greedy` on a leaderboard, and `d0ra-greedy`, `Dora_Greedy`,
+    `clora-greedy`, `dora--greedy` or `dora-greedy_` for `dora-greedy`
+    (`ladder.models.BOT_NAME_LOOK_ALIKES`, then runs of separators as one and
+    none at the end; `BOT_NAME_KEY` is the same in the database)."""
     key = name.lower()
     for look_alike, replacement in BOT_NAME_LOOK_ALIKES:
         key = key.replace(look_alike, replacement)
-    return key
+    for _ in range(SEPARATOR_PASSES):  # `dora--greedy`
+        key = key.replace("--", "-")
+    return key.rstrip("-")  # `dora-greedy-`
 
 
 def named(bots: QuerySet[Bot], name: str) -> QuerySet[Bot]:

@@ -34,7 +34,8 @@ class UploadForm(forms.Form):
         max_length=40,
         required=False,
         help_text="Letters, digits, - and _, starting with a letter or digit; unique within "
-        "the game, look-alikes too (capitals, 0 for o, 1 or i for l, rn for m, ...).",
+        "the game, look-alikes too (capitals, 0 for o, 1 or i for l, rn for m, a - at "
+        "the end, ...).",
         error_messages={"invalid": BOT_NAME_RULE[0].upper() + BOT_NAME_RULE[1:] + "."},
     )
     file = forms.FileField(

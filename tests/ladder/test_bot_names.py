@@ -1,6 +1,7 @@
 """Bot names are unique per game up to look-alikes (capitals, '_' for '-',
-0/o, 1/l/i, rn/m, vv/w, cl/d): in `ladder.bots.name_taken` for the message,
-and in the database for the race between two uploads at the same moment."""
+0/o, 1/l/i, rn/m, vv/w, cl/d, runs of separators and one at the end): in
+`ladder.bots.name_taken` for the message, and in the database for the race
+between two uploads at the same moment."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ LOOK_ALIKES = [
     ("loop", "1OOP"),
     ("mm", "rnrn"),
     ("vvv", "wv"),
+    # separators: one at the end is hardly seen, a run reads as one
+    ("dora-greedy", "dora-greedy-"),
+    ("dora-greedy", "Dora_Greedy__"),
+    ("dora-greedy", "dora--greedy"),
+    ("dora-greedy", "dora_-_greedy"),
+    ("a-b", "a" + "-" * 38 + "b"),  # the longest run a 40-character name holds
+    ("a", "a" + "_" * 39),
 ]
 
 #: names that differ on a leaderboard and must both be allowed
@@ -44,6 +52,8 @@ DISTINCT = [
     ("vv", "v"),
     ("nn", "m"),
     ("bot", "b-ot"),
+    ("ab", "a-b"),
+    ("a-b-c", "a-bc"),
 ]
 
 
@@ -212,6 +222,55 @@ def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
         executor.migrate(before)
         with pytest.raises(IntegrityError), transaction.atomic():
             OldBot.objects.create(owner=mallory, game=GAME, name="SOLO")
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_separator_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
+    """0013 folds separators into the key: bots that looked alike only by
+    them keep their names, the later one marked and listed; bots 0011 kept
+    stay kept, and the step back restores 0011's constraint."""
+    executor = MigrationExecutor(connection)
+    before = [("ladder", "0012_beats")]
+    after = [("ladder", "0013_bot_look_alike_separators")]
+    executor.migrate(before)
+    try:
+        apps = executor.loader.project_state(before).apps
+        User = apps.get_model("auth", "User")  # noqa: N806
+        dora = User.objects.create(username="dora", email="dora@example.org")
+        mallory = User.objects.create(username="mallory")
+        OldBot = apps.get_model("ladder", "Bot")  # noqa: N806
+        names = [(dora, "dora-greedy"), (mallory, "dora-greedy-"), (mallory, "dora--greedy")]
+        names += [(mallory, "solo_")]
+        made = [OldBot.objects.create(owner=o, game=GAME, name=n) for o, n in names]
+        kept_by_0011 = OldBot.objects.create(
+            owner=mallory, game=GAME, name="d0ra-greedy", kept_look_alike=True
+        )
+        executor.loader.build_graph()
+        executor.migrate(after)
+        NewBot = executor.loader.project_state(after).apps.get_model("ladder", "Bot")  # noqa: N806
+        rows = dict(NewBot.objects.values_list("pk", "name"))
+        assert [rows[bot.pk] for bot in made] == [n for _, n in names]  # nothing renamed
+        kept = set(NewBot.objects.filter(kept_look_alike=True).values_list("pk", flat=True))
+        assert kept == {made[1].pk, made[2].pk, kept_by_0011.pk}
+        printed = capsys.readouterr().out
+        assert (
+            f"bot {made[1].pk} (splendor-duel) 'dora-greedy-' looks like bot {made[0].pk} "
+            "'dora-greedy'; kept, owner 'mallory' <no e-mail>"
+        ) in printed
+        assert f"bot {made[2].pk} (splendor-duel) 'dora--greedy' looks like" in printed
+        assert "'solo_'" not in printed and "'d0ra-greedy'; kept" not in printed
+        for look_alike in ("Dora_Greedy_", "dora_-greedy", "solo", "s0l0--"):
+            with pytest.raises(IntegrityError), transaction.atomic():
+                NewBot.objects.create(owner_id=mallory.pk, game=GAME, name=look_alike)
+        NewBot.objects.create(owner_id=mallory.pk, game=GAME, name="dora-greedy-2")
+        executor.loader.build_graph()
+        executor.migrate(before)
+        with pytest.raises(IntegrityError), transaction.atomic():
+            OldBot.objects.create(owner=mallory, game=GAME, name="DORA_greedy")
+        OldBot.objects.create(owner=mallory, game=GAME, name="solo")  # 0011's key
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
