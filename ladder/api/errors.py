@@ -23,6 +23,7 @@ from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError, StorageFailure
+from ladder.csv_export import BUSY_RETRY_AFTER_S, ExportsBusy
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S
 from ladder.tokens import HIDDEN_CATEGORIES
 from ladder.uploads import CheckUnavailable, UploadError
@@ -223,6 +224,10 @@ def _check_unavailable(request: HttpRequest, exc: CheckUnavailable) -> HttpRespo
     return error_response(503, str(exc), headers={"Retry-After": "60"})
 
 
+def _exports_busy(request: HttpRequest, exc: ExportsBusy) -> HttpResponse:
+    return error_response(503, str(exc), headers={"Retry-After": str(BUSY_RETRY_AFTER_S)})
+
+
 def database_away() -> JsonResponse:
     """The answer while the database is away, from any route (see also
     ladder.views.server_error)."""
@@ -257,6 +262,7 @@ def install_handlers(api) -> None:
     api.add_exception_handler(UploadError, _upload_error)
     api.add_exception_handler(StorageFailure, _storage_failure)
     api.add_exception_handler(CheckUnavailable, _check_unavailable)
+    api.add_exception_handler(ExportsBusy, _exports_busy)
     api.add_exception_handler(Exception, _unexpected)
 
 

@@ -100,7 +100,7 @@ LEADERBOARD_CSV = (
 
 @router.get(
     "/games/{game_id}/leaderboard.csv",
-    response=errors(404),
+    response=errors(404, 503),
     openapi_extra={
         **PUBLIC_OPENAPI,
         **binary_response("the whole leaderboard, one row per bot", "text/csv"),

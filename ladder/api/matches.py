@@ -257,7 +257,7 @@ class MatchCsvQuery(MatchSelection):
 
 @router.get(
     "/matches.csv",
-    response=errors(401, 404),
+    response=errors(401, 404, 503),
     openapi_extra={
         **PUBLIC_OPENAPI,
         **binary_response("finished matches, newest first, one row per seat", "text/csv"),

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from ladder.api.games import LEADERBOARD_CSV
 from ladder.api.matches import MATCHES_CSV
-from ladder.csv_export import cell
+from ladder.csv_export import BUSY_RETRY_AFTER_S, MAX_STREAMS, cell
 from ladder.matches import create_match
 from ladder.models import Bot, Match, Rating
 from tests.web.conftest import make_bot, play
@@ -266,3 +266,31 @@ def test_the_file_name_keeps_only_safe_characters_of_the_query(
     response = client.get("/api/matches.csv", {"game": game})
     assert response.status_code == 200
     assert response["Content-Disposition"] == f'attachment; filename="{filename}"'
+    assert header_of(response) == list(MATCHES_CSV)  # read, and closed: the stream given back
+
+
+def test_a_web_process_streams_at_most_max_streams_downloads(client: Client, ladder) -> None:
+    """A 10,000-match export holds a thread for seconds: callers asking for
+    many at once get 503 beyond MAX_STREAMS, and a stream is given back when
+    the server closes it, sent or not (a HEAD)."""
+    for _ in range(MAX_STREAMS + 1):  # HEADs and finished downloads hold nothing
+        head = client.head("/api/matches.csv")
+        # never read, but closed (the test client closes a response once
+        # its content is read, here none)
+        assert head.status_code == 200 and not b"".join(head.streaming_content)
+        read_csv(client.get("/api/games/splendor-duel/leaderboard.csv"))
+    sending = [client.get("/api/matches.csv") for _ in range(MAX_STREAMS)]
+    busy = client.get("/api/games/splendor-duel/leaderboard.csv")
+    assert busy.status_code == 503
+    assert busy["Retry-After"] == str(BUSY_RETRY_AFTER_S)
+    assert busy.json()["error"] == {
+        "code": "unavailable",
+        "message": f"the server is sending {MAX_STREAMS} other CSV downloads just now; "
+        f"try again in {BUSY_RETRY_AFTER_S} s",
+        "field": None,
+    }
+    assert read_csv(sending.pop())  # one is sent: its stream is free
+    rows = read_csv(client.get("/api/matches.csv"))
+    assert rows and all(row["match_id"] for row in rows)
+    for response in sending:
+        read_csv(response)
