@@ -11,6 +11,7 @@ from functools import wraps
 
 from django.http import HttpResponseNotAllowed, JsonResponse
 from django.urls import reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 
@@ -25,7 +26,7 @@ class GemArenaAPI(NinjaAPI):
         for pattern in patterns:
             if pattern.name == "api-root":  # ninja's answers an HTML 404
                 pattern.callback = root
-            pattern.callback = _json_405(pattern.callback)
+            pattern.callback = _varies_by_token(_json_405(pattern.callback))
         return patterns
 
 
@@ -43,6 +44,21 @@ def root(request, *args, **kwargs):
             "guide": reverse("doc_page", args=["api"]),
         }
     )
+
+
+def _varies_by_token(view):
+    """Every answer may depend on `Authorization` (a token holder sees
+    stderr tails, their own bots): `Vary` says so, so that a cache between
+    the API and its callers never hands one caller's answer to another (the
+    session's `Cookie` is added by Django's session middleware)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        patch_vary_headers(response, ("Authorization",))
+        return response
+
+    return wrapper
 
 
 def _json_405(view):

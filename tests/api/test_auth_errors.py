@@ -36,6 +36,21 @@ def test_me_with_a_token_and_with_the_session(alice, alice_token) -> None:
     assert session.get("/api/me").json()["auth"] == "session"
 
 
+def test_answers_say_they_depend_on_the_token(alice, alice_token) -> None:
+    """A token holder's answer differs from an anonymous one (stderr tails,
+    `mine`): a cache between the API and its callers must not hand one to
+    the other. The session's cookie was already in Vary; the token's header
+    was not."""
+    for url in ("/api/me", "/api/bots", "/api/matches", "/api/games/splendor-duel/leaderboard"):
+        response = Client().get(url, headers=bearer(alice_token))
+        assert response.status_code == 200, url
+        assert "Authorization" in [v.strip() for v in response["Vary"].split(",")], url
+    anonymous = Client().get("/api/bots")
+    assert "Authorization" in anonymous["Vary"]  # its copy must not serve a token either
+    refused = Client().get("/api/me")
+    assert refused.status_code == 401 and "Authorization" in refused["Vary"]
+
+
 def test_anonymous_is_refused_where_a_user_is_needed(client) -> None:
     assert_error(client.get("/api/me"), 401, "unauthenticated")
     assert_error(client.get("/api/tokens"), 401, "unauthenticated")
