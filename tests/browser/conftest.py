@@ -179,9 +179,15 @@ def shoot(page, name: str) -> Path:
 
 
 def horizontal_overflow(page) -> int:
-    """How many CSS pixels the page is wider than the window (0 when it fits)."""
+    """How many CSS pixels the page is wider than the window (0 when it fits).
+
+    Measured against the layout viewport (`clientWidth`), not `innerWidth`: a
+    mobile page (`is_mobile=True`) that overflows is zoomed out to fit, and
+    its `innerWidth` grows with the content, so a too-wide page measured that
+    way always "fits"."""
     return page.evaluate(
-        "() => Math.max(0, document.scrollingElement.scrollWidth - window.innerWidth)"
+        "() => Math.max(0, document.scrollingElement.scrollWidth"
+        " - document.documentElement.clientWidth)"
     )
 
 
@@ -192,7 +198,7 @@ def widest_elements(page, limit: int = 5) -> list[str]:
             const out = [];
             for (const el of document.querySelectorAll("body *")) {
                 const r = el.getBoundingClientRect();
-                if (r.right > window.innerWidth + 1) {
+                if (r.right > document.documentElement.clientWidth + 1) {
                     const id = el.id ? "#" + el.id : "";
                     const cls = el.className && typeof el.className === "string"
                         ? "." + el.className.trim().split(/\\s+/).join(".") : "";

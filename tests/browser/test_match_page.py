@@ -17,8 +17,15 @@ from django.db.models import F
 from ladder import tasks
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
-from ladder.models import LiveStep, Match
-from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
+from ladder.models import LiveStep, Match, Rating
+from tests.browser.conftest import (
+    Browser,
+    Page,
+    expect,
+    horizontal_overflow,
+    shoot,
+    widest_elements,
+)
 from tests.web.conftest import make_bot, noting_bot, play, random_steps
 
 pytestmark = pytest.mark.browser
@@ -403,27 +410,74 @@ def test_rating_chart_on_a_phone_starts_at_the_newest_match(
     assert chart_box["x"] + chart_box["width"] <= wrap_box["x"] + wrap_box["width"] + 1
     assert chart_box["x"] < wrap_box["x"]
     assert horizontal_overflow(phone) == 0
+    # its labels are drawn at 12 px at least: the font size in the chart's units times its
+    # scale (at 560 px wide the 11 px labels were 8.6 px)
+    drawn = phone.evaluate(
+        """() => {
+            const svg = document.querySelector(".chart-wrap svg");
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            return [...svg.querySelectorAll("text")]
+                .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+        }"""
+    )
+    assert drawn and min(drawn) >= 12, drawn
+    # the pager's links (20 matches a page: two pages) are big enough to touch
+    pager = phone.locator(".pager a")
+    expect(pager).to_have_count(1)
+    box = pager.bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24, box
 
 
 def test_long_bot_names_wrap_inside_the_tables_on_a_phone(
     browser: Browser, django_user_model
 ) -> None:
     """40-character names without a break wrap in their cells: the bot page's
-    recent matches and head to head, and the match page's seats, keep every
-    column on a 390 px screen without scrolling the table (found by QA)."""
-    alice = django_user_model.objects.create_user("alice", "", "alice-pass-123")
+    recent matches and head to head, the match page's seats and the home
+    page's top 5 (bot and owner) keep every column on a 390 px screen without
+    scrolling the table (found by QA: the home page's spilled out of its card
+    and widened the page by 127 px at 360 px; a 40-character owner, kept on
+    one line with the version, widened the seats by 256 px)."""
+    long_user = "A_very_long_user_name_without_any_spaces"  # 40 characters
+    alice = django_user_model.objects.create_user(long_user, "", "alice-pass-123")
     bob = django_user_model.objects.create_user("bob", "", "bob-pass-123")
     a = make_bot(alice, "A" * 20 + "b" * 20)
     b = make_bot(bob, "Z" + "z" * 38 + "9")
     for ranks in ([1, 2], [2, 1], [1, 2]):
         match = play([a, b], ranks)
+    Rating.objects.filter(bot=a).update(fitted=1600, fitted_rank=1)
     phone = browser.phone()
-    for url, name in ((f"/bots/{a.pk}/", "bot"), (f"/matches/{match.pk}/", "match")):
+    urls = (("/", "home"), (f"/bots/{a.pk}/", "bot"), (f"/matches/{match.pk}/", "match"))
+    for url, name in urls:
         phone.goto(url)
         shoot(phone, f"match-page-07-long-names-{name}-phone")
         scrolled = phone.evaluate(
             """() => [...document.querySelectorAll(".table-wrap")]
                 .map(w => w.scrollWidth - w.clientWidth)"""
         )
-        assert scrolled and max(scrolled) <= 0, (url, scrolled)
-        assert horizontal_overflow(phone) == 0
+        assert max(scrolled, default=0) <= 0, (url, scrolled)
+        assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
+    phone.goto("/")
+    expect(phone.locator("td.name").filter(has_text=long_user)).to_be_visible()
+
+
+def test_the_header_keeps_its_links_on_one_row_beside_a_long_username(
+    browser: Browser, django_user_model
+) -> None:
+    """At 768 px the header's links shrank to a column beside a 40-character
+    username, "Edel, Stein & Reich" broken over three lines (found by QA):
+    now each link keeps one line, and the user's links move below them."""
+    long_user = "A_very_long_user_name_without_any_spaces"
+    django_user_model.objects.create_user(long_user, "", "alice-pass-123")
+    page = browser.page
+    page.set_viewport_size({"width": 768, "height": 1024})
+    log_in(page, long_user, "alice-pass-123")
+    shoot(page, "match-page-08-header-long-username-768px")
+    heights = page.evaluate(
+        """() => [...document.querySelectorAll(".nav-main a")].map((a) => {
+            const range = document.createRange();
+            range.selectNodeContents(a);
+            return [a.textContent, range.getClientRects().length];
+        })"""
+    )
+    assert [name for name, lines in heights if lines != 1] == [], heights
+    assert horizontal_overflow(page) == 0

@@ -547,6 +547,44 @@ def test_splendor_duel_cards_fit_narrow_screens(browser: Browser, process_sandbo
             context.close()
 
 
+#: the viewer's text (not the letters inside gems and prices, which repeat their colour)
+REPLAY_LABELS = (
+    ".sd-rank, .sd-file, .sd-label, .sd-first, .sd-stack-head, .sd-turn, .sd-rank-badge, "
+    ".esr-label, .esr-verdict, .esr-card-id, .esr-event-kind, .esr-rank, .replay-step, "
+    ".replay-action, .replay-help"
+)
+
+
+def test_a_phone_can_touch_the_controls_and_read_the_labels(
+    browser: Browser, process_sandbox
+) -> None:
+    """At 360 px on a touch screen the step buttons, Play, the speed, the
+    slider and the folds are at least 24 x 24 px (WCAG 2.5.8; the slider was
+    16 px tall, the shortcuts' fold 22 px) and the board's labels 12 px at
+    least (ranks and files, stack heads, verdicts and card numbers were 11.5)."""
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    for match in (sd_match(), esr_match()):
+        open_replay(phone, match, match.steps // 2)
+        small = phone.evaluate(
+            """() => [...document.querySelectorAll(
+                    "#replay button, #replay select, #replay input, #replay summary")]
+                .map((el) => [el, el.getBoundingClientRect()])
+                .filter(([el, r]) => r.width > 0 && (r.width < 24 || r.height < 24))
+                .map(([el, r]) => `${el.id || el.tagName} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+        )
+        assert small == [], (match.game, small)
+        tiny = phone.evaluate(
+            """(selector) => [...document.querySelectorAll(selector)]
+                .filter((el) => el.getBoundingClientRect().width > 0)
+                .map((el) => [el.className, parseFloat(getComputedStyle(el).fontSize)])
+                .filter(([, size]) => size < 12)""",
+            REPLAY_LABELS,
+        )
+        assert tiny == [], (match.game, tiny)
+        assert horizontal_overflow(phone) == 0
+
+
 def test_step_buttons_have_borders_at_3_to_1(browser: Browser, process_sandbox) -> None:
     """The step buttons' borders were 1.64:1 on the page (audit #11; WCAG
     1.4.11 asks 3:1 for a control's edge)."""

@@ -213,6 +213,39 @@ def test_narrow_windows_lose_no_column(browser: Browser, ladder, viewport, scale
         context.close()
 
 
+#: what a finger aims at on the site's pages: the header's links and Log out, the
+#: leaderboard's sort headers, buttons, folds, the docs' contents and the file chooser
+TOUCH_TARGETS = (
+    ".site-header a, .site-header button, th a, .pager a, main .button, main button, "
+    "main summary, .doc-toc a, main input[type=file], main select"
+)
+
+
+def test_a_phones_controls_are_big_enough_to_touch(browser: Browser, ladder) -> None:
+    """WCAG 2.5.8: on a 360 px phone every control is at least 24 x 24 CSS px
+    (found by QA: sort headers were 15 px tall, the header's links and the
+    docs' contents 16 to 22 px, the file chooser 21 px)."""
+    log_in(browser)
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    small = []
+    for url in ("/games/splendor-duel/", "/docs/protocol/", "/upload/", "/accounts/tokens/"):
+        phone.goto(url)
+        small += [
+            f"{url} {what}"
+            for what in phone.evaluate(
+                """(selector) => [...document.querySelectorAll(selector)]
+                    .map((el) => [el, el.getBoundingClientRect()])
+                    .filter(([el, r]) => r.width > 0 && (r.width < 24 || r.height < 24))
+                    .map(([el, r]) => `${el.tagName} "${el.textContent.trim().slice(0, 20)}"`
+                                      + ` ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+                TOUCH_TARGETS,
+            )
+        ]
+        assert horizontal_overflow(phone) == 0, f"{url}: {widest_elements(phone)}"
+    assert not small, "\n".join(small)
+
+
 def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, ladder) -> None:
     page = browser.page
     page.goto("/accounts/signup/")
