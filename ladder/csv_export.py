@@ -1,8 +1,9 @@
 """CSV downloads: the cells, the escaping and the streamed response.
 
-The rows come from the JSON API's own builders (ladder/api/schemas.py), so a
-CSV says what the JSON says, and hides what it hides; this module only turns
-values into cells. Text that a spreadsheet would read as a formula (a user
+The rows say what the JSON says and hide what it hides: the leaderboard's
+come from the JSON's own builder, the matches' from the same columns read as
+plain values (ladder/api/matches.py; tests/web/test_csv.py compares both with
+the JSON). This module only turns values into cells. Text that a spreadsheet would read as a formula (a user
 name such as `=HYPERLINK(...)` or `@SUM(...)`) gets a leading apostrophe.
 """
 
