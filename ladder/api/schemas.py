@@ -10,7 +10,7 @@ from django.conf import settings
 from django.urls import reverse
 from ninja import Field, Schema
 from ninja.schema import DjangoGetter
-from pydantic import ConfigDict, StrictInt, field_validator, model_validator
+from pydantic import ConfigDict, StrictBool, StrictInt, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from arena import all_games
@@ -193,7 +193,8 @@ class BotIn(BodyIn):
 
 
 class BotPatch(BodyIn):
-    withdrawn: bool = Field(
+    # strict: lax parsing read "yes", "on" and 1 as true
+    withdrawn: StrictBool = Field(
         description="true takes the bot off the ladder (no new ladder matches; queued ones "
         "are cancelled, unrated); false puts it back. Ratings, history and challenges "
         "are untouched"

@@ -411,8 +411,9 @@ def test_the_owner_takes_a_bot_off_the_ladder_and_puts_it_back(
     off = {"withdrawn": True}
     assert_error(client.patch(path, off, "application/json"), 401, "unauthenticated")
     assert_error(as_bob.patch(path, off, "application/json"), 403, "forbidden")
-    maybe = as_alice.patch(path, {"withdrawn": "maybe"}, "application/json")
-    assert_error(maybe, 422, "invalid", "withdrawn")
+    for loose in ("maybe", "yes", "true", 1, 0, None):  # only JSON's true and false
+        maybe = as_alice.patch(path, {"withdrawn": loose}, "application/json")
+        assert_error(maybe, 422, "invalid", "withdrawn")
     # enabled is the staff's switch: a body naming it is refused, not half applied
     staffs = as_alice.patch(path, {"enabled": True, "withdrawn": True}, "application/json")
     assert_error(staffs, 422, "invalid", "enabled")
