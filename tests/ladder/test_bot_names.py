@@ -6,6 +6,7 @@ between two uploads at the same moment."""
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
 
 import pytest
 from django.db import IntegrityError, connection, transaction
@@ -137,25 +138,40 @@ def test_a_look_alike_created_in_between_is_a_name_error(alice, bob, monkeypatch
     assert looked == ["Race_Bot"]
 
 
+@contextmanager
+def migrating():
+    """`to(target)` moves the test database to `target` (a list of (app,
+    migration)) and gives the models as of then; the newest state comes back
+    at the end, whatever happened."""
+    executor = MigrationExecutor(connection)
+
+    def to(target):
+        executor.loader.build_graph()
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    try:
+        yield to
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_renames_the_later_look_alikes(capsys) -> None:
     """A database from before the constraint may hold look-alikes: the first
     keeps its name, the later ones get a number, and the constraint holds."""
-    executor = MigrationExecutor(connection)
     before = [("ladder", "0006_refused_upload")]
     after = [("ladder", "0007_bot_name_key")]
-    executor.migrate(before)
-    try:
-        apps = executor.loader.project_state(before).apps
+    with migrating() as to:
+        apps = to(before)
         user = apps.get_model("auth", "User").objects.create(username="old-timer")
         OldBot = apps.get_model("ladder", "Bot")
         names = ["Greedy", "greedy", "GREEDY", "greedy-2", "x" * 40, "X" * 40, "solo"]
         made = [OldBot.objects.create(owner=user, game=GAME, name=n) for n in names]
         OldBot.objects.create(owner=user, game="edel-stein-reich", name="greedy")
-        executor.loader.build_graph()
-        executor.migrate(after)
         # the model as of `after`: later migrations add columns this database lacks
-        NewBot = executor.loader.project_state(after).apps.get_model("ladder", "Bot")  # noqa: N806
+        NewBot = to(after).get_model("ladder", "Bot")  # noqa: N806
         renamed = dict(NewBot.objects.filter(game=GAME).values_list("pk", "name"))
         assert [renamed[bot.pk] for bot in made] == [
             "Greedy",
@@ -170,9 +186,6 @@ def test_the_migration_renames_the_later_look_alikes(capsys) -> None:
         printed = capsys.readouterr().out
         assert f"bot {made[1].pk} (splendor-duel) 'greedy' renamed 'greedy-3'" in printed
         assert "owner 'old-timer' <no e-mail>" in printed
-    finally:
-        executor.loader.build_graph()
-        executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
@@ -181,12 +194,10 @@ def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
     URLs, replays and owners' scripts): the later bot of each look-alike set
     is marked as kept and listed for the operator, and the constraint holds
     for every name given from then on."""
-    executor = MigrationExecutor(connection)
     before = [("ladder", "0010_gamefit_seconds")]
     after = [("ladder", "0011_bot_look_alike_key")]
-    executor.migrate(before)
-    try:
-        apps = executor.loader.project_state(before).apps
+    with migrating() as to:
+        apps = to(before)
         User = apps.get_model("auth", "User")  # noqa: N806
         ada = User.objects.create(username="ada", email="ada@example.org")
         mallory = User.objects.create(username="mallory")
@@ -197,9 +208,7 @@ def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
         other_game = OldBot.objects.create(
             owner=mallory, game="edel-stein-reich", name="ada-rand0m"
         )
-        executor.loader.build_graph()
-        executor.migrate(after)
-        NewBot = executor.loader.project_state(after).apps.get_model("ladder", "Bot")  # noqa: N806
+        NewBot = to(after).get_model("ladder", "Bot")  # noqa: N806
         rows = dict(NewBot.objects.values_list("pk", "name"))
         assert [rows[bot.pk] for bot in made] == [n for _, n in names]  # nothing renamed
         kept = set(NewBot.objects.filter(kept_look_alike=True).values_list("pk", flat=True))
@@ -218,13 +227,9 @@ def test_the_migration_keeps_look_alikes_and_lists_them(capsys) -> None:
                 NewBot.objects.create(owner_id=mallory.pk, game=GAME, name=look_alike)
         NewBot.objects.create(owner_id=mallory.pk, game=GAME, name="ada-randy")
         # and the step back restores the old constraint over the same rows
-        executor.loader.build_graph()
-        executor.migrate(before)
+        to(before)
         with pytest.raises(IntegrityError), transaction.atomic():
             OldBot.objects.create(owner=mallory, game=GAME, name="SOLO")
-    finally:
-        executor.loader.build_graph()
-        executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)
@@ -232,12 +237,10 @@ def test_the_separator_migration_keeps_look_alikes_and_lists_them(capsys) -> Non
     """0013 folds separators into the key: bots that looked alike only by
     them keep their names, the later one marked and listed; bots 0011 kept
     stay kept, and the step back restores 0011's constraint."""
-    executor = MigrationExecutor(connection)
     before = [("ladder", "0012_beats")]
     after = [("ladder", "0013_bot_look_alike_separators")]
-    executor.migrate(before)
-    try:
-        apps = executor.loader.project_state(before).apps
+    with migrating() as to:
+        apps = to(before)
         User = apps.get_model("auth", "User")  # noqa: N806
         dora = User.objects.create(username="dora", email="dora@example.org")
         mallory = User.objects.create(username="mallory")
@@ -248,9 +251,7 @@ def test_the_separator_migration_keeps_look_alikes_and_lists_them(capsys) -> Non
         kept_by_0011 = OldBot.objects.create(
             owner=mallory, game=GAME, name="d0ra-greedy", kept_look_alike=True
         )
-        executor.loader.build_graph()
-        executor.migrate(after)
-        NewBot = executor.loader.project_state(after).apps.get_model("ladder", "Bot")  # noqa: N806
+        NewBot = to(after).get_model("ladder", "Bot")  # noqa: N806
         rows = dict(NewBot.objects.values_list("pk", "name"))
         assert [rows[bot.pk] for bot in made] == [n for _, n in names]  # nothing renamed
         kept = set(NewBot.objects.filter(kept_look_alike=True).values_list("pk", flat=True))
@@ -266,14 +267,10 @@ def test_the_separator_migration_keeps_look_alikes_and_lists_them(capsys) -> Non
             with pytest.raises(IntegrityError), transaction.atomic():
                 NewBot.objects.create(owner_id=mallory.pk, game=GAME, name=look_alike)
         NewBot.objects.create(owner_id=mallory.pk, game=GAME, name="dora-greedy-2")
-        executor.loader.build_graph()
-        executor.migrate(before)
+        to(before)
         with pytest.raises(IntegrityError), transaction.atomic():
             OldBot.objects.create(owner=mallory, game=GAME, name="DORA_greedy")
         OldBot.objects.create(owner=mallory, game=GAME, name="solo")  # 0011's key
-    finally:
-        executor.loader.build_graph()
-        executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db
