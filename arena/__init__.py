@@ -3,6 +3,7 @@
 Never imports Django. The ladder uses only the names exported here.
 """
 
+from arena.api_client import read_time, write_time
 from arena.engine import (
     EngineError,
     GameDef,
@@ -55,11 +56,13 @@ __all__ = [
     "builtin_bot_dir",
     "starter_files",
     "play_match",
+    "read_time",
     "reap_sandboxes",
     "replay_from_bytes",
     "replay_to_bytes",
     "spectator_frames",
     "verify_replay",
+    "write_time",
     "EngineError",
     "GameDef",
     "GameState",

@@ -9,6 +9,10 @@ the token come from the environment or a config file:
                      i.e. ~/.config/gemarena/config.toml)
 
 The config file is TOML with the keys `url` and `token`; the environment wins.
+
+`read_time` and `write_time` are the API's times (its `finished_after` and
+`finished_before` filters): the server reads them with the same function, so
+`arena matches` refuses locally exactly what the server would.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +39,23 @@ SERVER_HELP = (
     "~/.config/gemarena/config.toml (GEMARENA_CONFIG names another file); "
     "the environment wins."
 )
+
+
+def read_time(text: str) -> datetime:
+    """An ISO 8601 date-time or date as the API reads a time: UTC when it names
+    no offset (the API's times are UTC), converted to UTC when it does, a date
+    its midnight in UTC; RFC 3339's lower-case `t` and `z` are allowed.
+    ValueError when it is neither; OverflowError when the conversion leaves
+    the years 1 to 9999 (9999-12-31T23:00-05:00)."""
+    parsed = datetime.fromisoformat(text.strip().upper())
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def write_time(moment: datetime) -> str:
+    """A time as the API writes it (UTC, `Z`)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class ClientError(Exception):

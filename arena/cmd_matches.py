@@ -11,7 +11,15 @@ import argparse
 import json
 import sys
 
-from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
+from arena.api_client import (
+    SERVER_HELP,
+    Client,
+    ClientError,
+    find_bot,
+    load_config,
+    read_time,
+    write_time,
+)
 
 PAGE_MAX = 100
 
@@ -25,6 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--status", choices=("queued", "running", "finished", "errored", "cancelled")
     )
     parser.add_argument("--kind", choices=("ladder", "validation", "challenge", "tournament"))
+    parser.add_argument(
+        "--finished-after",
+        metavar="TIME",
+        help="only matches finished at or after TIME: an ISO 8601 date-time "
+        "(2026-11-30T13:31:49Z, 2026-11-30T14:31:49+01:00; UTC without an offset) "
+        "or a date (its midnight, UTC)",
+    )
+    parser.add_argument(
+        "--finished-before",
+        metavar="TIME",
+        help="only matches finished before TIME (not at it), as --finished-after; "
+        "--finished-after 2026-11-30 --finished-before 2026-12-01 is that day",
+    )
     parser.add_argument("--json", action="store_true", help="print the API's JSON instead")
 
 
@@ -32,6 +53,12 @@ def run(args: argparse.Namespace) -> int:
     if args.limit < 1:
         print("arena matches: --limit must be at least 1", file=sys.stderr)
         return 2
+    try:
+        after, before = finished_window(args.finished_after, args.finished_before)
+    except ValueError as exc:
+        print(f"arena matches: {exc}", file=sys.stderr)
+        return 2
+    args.finished_after, args.finished_before = after, before
     try:
         client = Client(load_config())
         bot = find_bot(client, args.bot, args.game)
@@ -45,10 +72,44 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(matches, indent=2))
         return 0
-    print(f"{bot['name']} ({bot['game']}, owner {bot['owner']}): {len(matches)} matches shown")
+    window = "".join([f" from {after}" if after else "", f" before {before}" if before else ""])
+    print(
+        f"{bot['name']} ({bot['game']}, owner {bot['owner']}): {len(matches)} matches shown"
+        + (f", finished{window}" if window else "")
+    )
     for match in matches:
         print(line(match, bot["id"]))
     return 0
+
+
+def finished_window(after: str | None, before: str | None) -> tuple[str | None, str | None]:
+    """--finished-after and --finished-before as the API writes times (UTC,
+    `Z`), checked as the server checks them; ValueError says what is wrong."""
+    moments = {}
+    for option, text in (("--finished-after", after), ("--finished-before", before)):
+        if text is None:
+            continue
+        try:
+            moments[option] = read_time(text)
+        except OverflowError:
+            raise ValueError(f"{option}: {text!r} lies outside the years 1 to 9999") from None
+        except ValueError:
+            raise ValueError(
+                f"{option}: not an ISO 8601 date-time or date: {text!r} (e.g. "
+                "2026-11-30T13:31:49Z, 2026-11-30T14:31:49+01:00 or 2026-11-30; "
+                "a time without an offset is UTC)"
+            ) from None
+    start, end = moments.get("--finished-after"), moments.get("--finished-before")
+    if start is not None and end is not None and start >= end:
+        raise ValueError(
+            f"--finished-before ({write_time(end)}) must be later than --finished-after "
+            f"({write_time(start)}): matches are listed from --finished-after (included) "
+            "up to --finished-before (left out)"
+        )
+    return (
+        None if start is None else write_time(start),
+        None if end is None else write_time(end),
+    )
 
 
 def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
@@ -61,7 +122,14 @@ def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
     page = 1
     while len(matches) < args.limit:
         size = min(PAGE_MAX, args.limit)
-        query = {"bot": bot_id, "status": args.status, "kind": args.kind, "page_size": size}
+        query = {
+            "bot": bot_id,
+            "status": args.status,
+            "kind": args.kind,
+            "finished_after": args.finished_after,
+            "finished_before": args.finished_before,
+            "page_size": size,
+        }
         query.update({"before": before} if before is not None else {"page": page})
         batch = client.get("/api/matches", query)
         matches.extend(batch["results"])

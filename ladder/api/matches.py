@@ -12,7 +12,7 @@ from ninja import Field, Query, Router, Schema, Status
 from pydantic import BeforeValidator, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from arena import replay_to_bytes
+from arena import read_time, replay_to_bytes, write_time
 from ladder.api.auth import PUBLIC, PUBLIC_OPENAPI, SIGNED_IN, caller, require_user, sees_private
 from ladder.api.bots import get_or_404
 from ladder.api.errors import NO_NUL, ApiError, binary_response, errors
@@ -42,26 +42,23 @@ def matches_queryset():
 
 
 def moment(value: object) -> object:
-    """A query's ISO 8601 date-time or date as an aware datetime: UTC when it
-    names no offset (the API's times are UTC), a date its midnight in UTC."""
+    """A query's ISO 8601 date-time or date as an aware datetime in UTC
+    (`arena.read_time`, which `arena matches` checks its options with), or
+    the API's message saying what is wrong with it."""
     if not isinstance(value, str):
         return value  # a default, or not text: pydantic says what is wrong
-    text = value.strip()
     # the message quotes the value: a page of text is cut short there
     shown = repr(value if len(value) <= 40 else value[:40] + "…")
     try:
-        # RFC 3339 allows a lower-case T and Z
-        parsed = datetime.fromisoformat(text.upper())
-        if parsed.tzinfo is None:
-            return parsed.replace(tzinfo=UTC)
-        return parsed.astimezone(UTC)
+        return read_time(value)  # what `arena matches` checks too
     except ValueError:
         pass
     except OverflowError:  # 9999-12-31T23:00-05:00 lies after the last datetime
         raise PydanticCustomError(
             "datetime_range", "{value} lies outside the years 1 to 9999", {"value": shown}
         ) from None
-    hint = " (a '+' in a query string reads as a space: send it as %2B)" if " " in text else ""
+    spaced = " " in value.strip()
+    hint = " (a '+' in a query string reads as a space: send it as %2B)" if spaced else ""
     raise PydanticCustomError(
         "datetime_iso",
         "not an ISO 8601 date-time or date: {value} (e.g. 2026-11-30T13:31:49Z "
@@ -106,14 +103,9 @@ class MatchSelection(Schema):
                 "empty_time_range",
                 "must be later than finished_after ({start}): matches are selected "
                 "from finished_after (included) up to finished_before (left out)",
-                {"start": iso(start)},
+                {"start": write_time(start)},
             )
         return end
-
-
-def iso(moment: datetime) -> str:
-    """A time as the API writes it (UTC, `Z`)."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 class MatchFilters(PageQuery, MatchSelection):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 import zipfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from arena import cmd_upload
 from arena.cli import main
 from ladder.bots import mark_ready
 from ladder.matches import create_match
-from ladder.models import Bot, BotVersion
+from ladder.models import Bot, BotVersion, Match
 from tests.api.conftest import RANDOM_BOT, ready_bot
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -301,3 +302,66 @@ def test_matches_pages_by_number_on_a_server_without_the_cursor(
     monkeypatch.setattr(Client, "get", old_server)
     assert main(["matches", "--bot", "alpha", "--limit", "150", "--json"]) == 0
     assert [m["id"] for m in json.loads(capsys.readouterr().out)] == made[::-1]
+
+
+def test_matches_by_finishing_time(cli_env, alpha, beta, capsys) -> None:
+    """--finished-after (included) and --finished-before (left out) select on
+    the server by when a match finished; a time without an offset is UTC, a
+    date its midnight, and the header says the window in UTC."""
+    versions = [alpha.active_version, beta.active_version]
+    ids = {}
+    for name, when in {
+        "eve": datetime(2026, 11, 29, 23, 30, tzinfo=UTC),
+        "midnight": datetime(2026, 11, 30, tzinfo=UTC),
+        "noon": datetime(2026, 11, 30, 12, tzinfo=UTC),
+        "next_day": datetime(2026, 12, 1, tzinfo=UTC),
+    }.items():
+        match = create_match("splendor-duel", versions)
+        Match.objects.filter(pk=match.pk).update(
+            status="finished", created_at=when - timedelta(minutes=1), finished_at=when
+        )
+        ids[name] = match.pk
+    create_match("splendor-duel", versions)  # queued: it has no finishing time
+
+    def listed(*options: str) -> list[str]:
+        assert main(["matches", "--bot", "alpha", "--json", *options]) == 0
+        by_id = {pk: name for name, pk in ids.items()}
+        return [by_id[m["id"]] for m in json.loads(capsys.readouterr().out)]
+
+    assert listed("--finished-after", "2026-11-30") == ["next_day", "noon", "midnight"]
+    assert listed("--finished-before", "2026-11-30T12:00") == ["midnight", "eve"]
+    assert listed(
+        "--finished-after", "2026-11-30T13:00:00+01:00", "--finished-before", "2026-12-01"
+    ) == ["noon"]
+    assert main(["matches", "--bot", "alpha", "--finished-after", "2026-11-30t13:00+01:00"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith(": 2 matches shown, finished from 2026-11-30T12:00:00Z"), out[0]
+    assert [line.split()[0] for line in out[1:]] == [str(ids["next_day"]), str(ids["noon"])]
+
+
+def test_matches_refuses_a_bad_time_without_asking_the_server(monkeypatch, tmp_path, capsys):
+    """A bad --finished-after or --finished-before is a usage error (status 2)
+    naming the option, said before any request: nothing listens at the URL."""
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")  # discard port: nothing listens
+    monkeypatch.delenv("GEMARENA_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "no-config"))
+    for options, message in [
+        (
+            ["--finished-after", "yesterday"],
+            "arena matches: --finished-after: not an ISO 8601 date-time or date: 'yesterday'",
+        ),
+        (["--finished-before", "2026-02-30"], "--finished-before: not an ISO 8601"),
+        (
+            ["--finished-before", "9999-12-31T23:00-05:00"],
+            "--finished-before: '9999-12-31T23:00-05:00' lies outside the years 1 to 9999",
+        ),
+        (
+            ["--finished-after", "2026-12-01", "--finished-before", "2026-11-30T12:00+01:00"],
+            "--finished-before (2026-11-30T11:00:00Z) must be later than --finished-after "
+            "(2026-12-01T00:00:00Z)",
+        ),
+        (["--finished-after", "2026-11-30", "--finished-before", "2026-11-30T00:00Z"], "later"),
+    ]:
+        assert main(["matches", "--bot", "alpha", *options]) == 2, options
+        err = capsys.readouterr().err
+        assert message in err, err
