@@ -18,6 +18,7 @@ from django.db import transaction
 
 from arena import BotSpec, MatchRequest, TimeControl, get_game
 from ladder.models import BotVersion, Counter, LadderSettings, Match, MatchSeat
+from ladder.results import ReplayUnavailable, stored_replay
 
 log = logging.getLogger(__name__)
 
@@ -142,13 +143,41 @@ def take_unsent() -> bool:
     return failed
 
 
+def seat_label(version: BotVersion) -> str:
+    """A seat's label for the runner, kept in the replay's `seats`: the bot's
+    name as it is when the match is played, and the version's number."""
+    return f"{version.bot.name} v{version.number}"
+
+
+def names_played_as(match: Match, seats: Sequence[MatchSeat]) -> dict[int, str]:
+    """Seat → the name its bot played `match` under, for the bots renamed since
+    (staff rename bots in the admin). Read back from the seat labels of the
+    stored replay (`seat_label`): the replay is history and is never rewritten,
+    so the pages show a bot's current name and say what it was called then.
+    Empty for a match without a readable replay (not played yet, or the file
+    is lost: that is logged); a label `seat_label` did not write is skipped."""
+    if not match.replay:
+        return {}
+    try:
+        _, replay = stored_replay(match)
+    except ReplayUnavailable:
+        return {}
+    labels = replay["seats"]
+    names = {}
+    for seat in seats:
+        label = labels[seat.seat] if seat.seat < len(labels) else None
+        number = f" v{seat.version.number}"
+        if isinstance(label, str) and label.endswith(number):
+            then = label.removesuffix(number)
+            if then and then != seat.version.bot.name:
+                names[seat.seat] = then
+    return names
+
+
 def runner_request(match: Match) -> MatchRequest:
     """The plain data the runner needs; nothing Django crosses this line."""
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
-    bots = [
-        BotSpec(label=f"{s.version.bot.name} v{s.version.number}", path=str(s.version.code_dir))
-        for s in seats
-    ]
+    bots = [BotSpec(label=seat_label(s.version), path=str(s.version.code_dir)) for s in seats]
     return MatchRequest(
         game=match.game,
         seed=match.seed,

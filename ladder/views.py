@@ -28,6 +28,7 @@ from ladder.api.matches import MAX_CSV_MATCHES
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
+from ladder.matches import names_played_as
 from ladder.models import (
     PLAYS_ON_LADDER,
     Bot,
@@ -293,8 +294,12 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = found_or_404(Match.objects.select_related("validates__bot"), "match", pk=match_id)
     seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
     mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
+    # a finished match whose file is gone (lost in a restore, say)
+    replay_missing = match.is_done and bool(match.replay) and not replay_present(match)
+    then = {} if replay_missing else names_played_as(match, seats)
     for seat in seats:
         seat.private = seat.seat in mine
+        seat.played_as = then.get(seat.seat)
     user = request.user
     game = game_or_404(match.game)
     ctx = {
@@ -311,8 +316,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
             s.seat for s in seats if user.is_authenticated and s.version.bot.owner_id == user.pk
         ],
         "faults": [s for s in seats if s.fault],
-        # a finished match whose file is gone (lost in a restore, say)
-        "replay_missing": match.is_done and bool(match.replay) and not replay_present(match),
+        "replay_missing": replay_missing,
     }
     return render(request, "ladder/match.html", ctx)
 

@@ -31,6 +31,7 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 
 from arena import get_game, spectator_frames
+from ladder.matches import names_played_as
 from ladder.models import LiveStep, Match
 from ladder.results import ReplayUnavailable, stored_replay
 
@@ -58,11 +59,13 @@ def note_seats(user: Any, match: Match) -> list[int]:
 
 
 def players(match: Match) -> list[dict[str, Any]]:
-    rows = match.seats.select_related("version__bot__owner").order_by("seat")
+    rows = list(match.seats.select_related("version__bot__owner").order_by("seat"))
+    then = names_played_as(match, rows)
     return [
         {
             "seat": row.seat,
             "bot": row.version.bot.name,
+            "played_as": then.get(row.seat),
             "version": row.version.number,
             "owner": row.version.bot.owner.get_username(),
             "rank": row.rank,

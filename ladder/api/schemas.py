@@ -18,6 +18,7 @@ from ladder.api.auth import sees_private
 from ladder.api.errors import BOT_NAME, NOT_AN_OBJECT, PLAIN_TEXT
 from ladder.challenges import MAX_ID, MAX_OPTIONS_BYTES, options_bytes
 from ladder.game_options import GameRules, json_kind
+from ladder.matches import names_played_as
 from ladder.models import Bot, BotVersion, Match, MatchSeat, Rating
 
 MAX_PAGE = 100_000
@@ -343,7 +344,15 @@ class MatchOut(Schema):
     seats: list[SeatOut]
 
 
+class SeatDetail(SeatOut):
+    played_as: str | None = Field(
+        description="the bot's name when the match was played, where it differs from "
+        "`bot.name` (the bot was renamed since); null otherwise"
+    )
+
+
 class MatchDetail(MatchOut):
+    seats: list[SeatDetail]
     seed: int | None = Field(description="the deal's seed, once the match is over")
     requested_by: str | None
     error: str | None = Field(description="the last platform fault; staff only")
@@ -428,6 +437,10 @@ def match_out(match: Match, viewer, detail: bool = False) -> dict:
         "seats": [seat_out(s, viewer) for s in match.seats.all()],
     }
     if detail:
+        # one file read: what a renamed bot was called then (the list leaves it out)
+        then = names_played_as(match, match.seats.all())
+        for seat in out["seats"]:
+            seat["played_as"] = then.get(seat["seat"])
         staff = bool(viewer and viewer.is_authenticated and viewer.is_staff)
         # Before the end the seed would reveal hidden cards to anyone watching.
         out["seed"] = match.seed if match.is_done else None

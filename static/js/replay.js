@@ -39,6 +39,9 @@
  *   #replay-live            the "live" badge (hidden unless the match runs)
  *   #replay-status          messages: loading, waiting for a worker, errors
  *                           (shown; errors are also said by #replay-news)
+ *   #replay-played-as       the bots renamed since the match, with the names
+ *                           they played it under (players[].played_as;
+ *                           hidden when none was renamed)
  *   #replay-board           the game drawing (data-game = game id)
  *
  * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
@@ -132,7 +135,7 @@
     this.wanted = stepFromUrl();
     this.el = {};
     var ids = ["first", "prev", "play", "next", "last", "speed", "slider", "step", "action",
-      "announce", "news", "note", "note-label", "note-text", "live", "status", "board"];
+      "announce", "news", "note", "note-label", "note-text", "live", "status", "played-as", "board"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("replay-" + ids[i]);
     this.bind();
     var status = root.getAttribute("data-status");
@@ -203,7 +206,7 @@
         var fromLive = self.attempt !== null && self.frames.length > 0;
         var keep = self.index;
         self.frames = r.body.frames;
-        self.players = r.body.players || self.players;
+        self.setPlayers(r.body.players);
         self.gameData = r.body.game_data || {};
         self.outcome = r.body.outcome || null;
         self.setMode("replay");
@@ -251,7 +254,7 @@
 
   Viewer.prototype.onLive = function (body) {
     var self = this;
-    this.players = body.players || this.players;
+    this.setPlayers(body.players);
     if (body.status && body.status !== this.pageStatus) {
       this.pageStatus = body.status;
       this.refreshPage(body.status);
@@ -463,6 +466,18 @@
   };
 
   // -- drawing ----------------------------------------------------------------
+
+  /* The seats' bots (names as they are now) and the line naming the ones
+   * renamed since the match with the names they played it under. */
+  Viewer.prototype.setPlayers = function (players) {
+    if (!players) return;
+    this.players = players;
+    var then = players.filter(function (p) { return p.played_as; }).map(function (p) {
+      return p.bot + " played as " + p.played_as;
+    });
+    this.el["played-as"].textContent = then.length ? "Renamed since this match: " + then.join(", ") + "." : "";
+    this.el["played-as"].hidden = !then.length;
+  };
 
   Viewer.prototype.name = function (seat) {
     var p = this.players[seat];

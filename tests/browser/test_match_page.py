@@ -17,7 +17,7 @@ from django.db.models import F
 from ladder import tasks
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
-from ladder.models import LiveStep, Match, Rating
+from ladder.models import Bot, LiveStep, Match, Rating
 from tests.browser.conftest import (
     Browser,
     Page,
@@ -387,6 +387,27 @@ def test_debug_note_labels_for_owner_and_staff(
     page.goto(f"/matches/{match.pk}/#step={steps[0]}")
     expect(page.locator("#replay-note-text")).to_have_text("plan of alice")
     expect(label).to_have_text("Your bot's debug note:")
+
+
+def test_the_viewer_names_a_renamed_bot_as_it_is_and_as_it_played(
+    browser: Browser, process_sandbox
+) -> None:
+    """The replay says what a bot renamed since the match was called then;
+    its steps use the current name (docs/replay-viewer.md)."""
+    match = finished(SD, builtin_lineup(SD, ["ann-random", "bo-random"]))
+    Bot.objects.filter(name="ann-random").update(name="ann-renamed")  # as the admin saves it
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/#step=1")
+    expect(page.locator("#replay")).to_have_attribute("data-state", "replay")
+    expect(page.locator("#replay-played-as")).to_have_text(
+        "Renamed since this match: ann-renamed played as ann-random."
+    )
+    board = page.locator("#replay-board")
+    expect(board).to_contain_text("ann-renamed")
+    expect(board).not_to_contain_text("ann-random")
+    page.goto(f"/matches/{finished(SD, builtin_lineup(SD, ['cy-random', 'di-random'])).pk}/")
+    expect(page.locator("#replay")).to_have_attribute("data-state", "replay")
+    expect(page.locator("#replay-played-as")).to_be_hidden()
 
 
 def test_rating_chart_on_a_phone_starts_at_the_newest_match(

@@ -21,7 +21,7 @@ from arena import get_game
 from ladder import tasks, views_replay
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
-from ladder.models import LiveStep, Match
+from ladder.models import Bot, LiveStep, Match
 from tests.web.conftest import noting_bot, random_steps
 
 pytestmark = pytest.mark.django_db
@@ -243,7 +243,8 @@ def test_viewer_partial_has_the_hooks(alice, bob) -> None:
     html = render_to_string(
         "ladder/_replay_viewer.html", {"match": match, "viewer_is_owner_of_seats": [1]}
     )
-    for hook in ("first", "prev", "play", "next", "last", "speed", "slider", "step", "action"):
+    hooks = ("first", "prev", "play", "next", "last", "speed", "slider", "step", "action")
+    for hook in (*hooks, "played-as"):
         assert f'id="replay-{hook}"' in html
     assert f'data-frames-url="{reverse("match_frames_json", args=[match.pk])}"' in html
     assert f'data-live-url="{reverse("match_live_json", args=[match.pk])}"' in html
@@ -254,6 +255,43 @@ def test_viewer_partial_has_the_hooks(alice, bob) -> None:
         "ladder/_replay_viewer.html", {"match": match, "viewer_is_owner_of_seats": []}
     )
     assert "debug note" not in anonymous
+
+
+def test_a_renamed_bot_shows_its_name_and_the_one_it_played_as(client, alice, bob) -> None:
+    """Staff renamed alice's bot after the match: the match page (linking the
+    bot), the viewer's players and the API's match detail give its current
+    name and the one it played under, read from the replay's seat labels;
+    the stored replay is history and keeps the old name."""
+    match = played(
+        "splendor-duel",
+        [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")],
+    )
+    stored = Path(match.replay.path).read_bytes()
+    Bot.objects.filter(name="alice-spl").update(name="alice-renamed")  # as the admin saves it
+    bot = Bot.objects.get(name="alice-renamed")
+    expected = [("alice-renamed", "alice-spl"), ("bob-spl", None)]
+
+    page = client.get(reverse("match", args=[match.pk])).content.decode()
+    seats = page[page.index('<table class="seats">') : page.index("</table>")]
+    link = f'<a href="{reverse("bot", args=[bot.pk])}">alice-renamed</a>'
+    assert f'{link} <span class="muted small">played as alice-spl</span>' in seats
+    assert seats.count("played as") == 1  # bob's bot kept its name
+
+    status, data = get_json(client, "match_frames_json", match.pk)
+    assert status == 200
+    assert [(p["bot"], p["played_as"]) for p in data["players"]] == expected
+    status, data = get_json(client, "match_live_json", match.pk)  # the live view's end
+    assert [(p["bot"], p["played_as"]) for p in data["players"]] == expected
+
+    detail = client.get(f"/api/matches/{match.pk}").json()
+    assert [(s["bot"]["name"], s["played_as"]) for s in detail["seats"]] == expected
+    listed = client.get("/api/matches").json()["results"][0]
+    assert listed["id"] == match.pk and "played_as" not in listed["seats"][0]
+
+    assert Path(match.replay.path).read_bytes() == stored
+    Bot.objects.filter(pk=bot.pk).update(name="alice-spl")  # renamed back: nothing to say
+    assert "played as" not in client.get(reverse("match", args=[match.pk])).content.decode()
+    assert client.get(f"/api/matches/{match.pk}").json()["seats"][0]["played_as"] is None
 
 
 def test_match_page_names_the_seat_column(client, alice, bob) -> None:
