@@ -20,6 +20,7 @@ from arena.replay import (
     ReplayError,
     replay_from_bytes,
     replay_to_bytes,
+    secret_description,
     spectator_frames,
     verify_replay,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "reap_sandboxes",
     "replay_from_bytes",
     "replay_to_bytes",
+    "secret_description",
     "spectator_frames",
     "verify_replay",
     "write_time",

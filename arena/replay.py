@@ -258,27 +258,52 @@ def verify_replay(replay: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def secret_description(seat: int) -> str:
+    """The words shown for a secret choice to those who may not see it yet."""
+    return f"seat {seat} chooses in secret"
+
+
 def spectator_frames(
-    replay: Mapping[str, Any], notes_for: Collection[int] = ()
+    replay: Mapping[str, Any], notes_for: Collection[int] = (), seat: int | None = None
 ) -> list[dict[str, Any]]:
     """What the web viewer shows: the start and one frame per step, each with
-    the public view after it and the action in words. Debug notes are
-    private to a bot's owner: only those of the seats in `notes_for` appear."""
+    the view after it and the action in words. Debug notes are private to a
+    bot's owner: only those of the seats in `notes_for` appear.
+
+    `seat=None` gives the public view (`spectator_view`), with every action
+    named (the match is over). `seat=N` gives what seat N could know at each
+    step: its own `observation(N)`, and another seat's secret choice
+    (`GameState.secret_action`) as `action: null` with
+    `secret_description`, as the live feed shows it; only seat N's notes."""
+    if seat is not None and not (isinstance(seat, int) and 0 <= seat < len(replay["seats"])):
+        raise ReplayError(f"seat must be a seat number 0..{len(replay['seats']) - 1}")
     frames = []
+    hidden = False
     for index, step, description, state in positions(replay):
+        action = None if step is None else step["action"]
+        if hidden:  # the secret choice of the step just applied
+            action, description = None, secret_description(step["seat"])
         frame: dict[str, Any] = {
             "step": index,
             "seat": None if step is None else step["seat"],
-            "action": None if step is None else step["action"],
+            "action": action,
             "description": description,
-            "view": state.spectator_view(),
+            "view": state.spectator_view() if seat is None else state.observation(seat),
         }
         if step is not None:
             frame["think_ms"] = step.get("think_ms", 0.0)
             frame["forced"] = bool(step.get("forced"))
-            if step["seat"] in notes_for and step.get("note"):
+            if step["seat"] in notes_for and step.get("note") and seat in (None, step["seat"]):
                 frame["note"] = step["note"]
         frames.append(frame)
+        # asked before the next step is applied, as the runner asks
+        nxt = index < len(replay["steps"]) and replay["steps"][index]
+        hidden = bool(
+            nxt
+            and seat is not None
+            and nxt["seat"] != seat
+            and state.secret_action(int(nxt["seat"]), str(nxt["action"]))
+        )
     return frames
 
 

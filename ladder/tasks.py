@@ -18,7 +18,7 @@ from django.db import (
 from django.db.models import F
 from django.utils import timezone
 
-from arena import SystemFault, play_match, reap_sandboxes
+from arena import SystemFault, play_match, reap_sandboxes, secret_description
 from ladder import beats, selftest
 from ladder.health import DATABASE_AWAY
 from ladder.logging import match_context, set_worker_name
@@ -270,7 +270,7 @@ class LiveRecorder:
         if step.get("secret"):
             # a secret choice (revealed later by the game, in the view): watchers
             # see that the seat chose, not what; the replay keeps the action
-            data.update(action=None, description=f"seat {step['seat']} chooses in secret")
+            data.update(action=None, description=secret_description(step["seat"]))
         self.pending.append(LiveStep(match_id=self.match_id, step=step["step"], data=data))
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()

@@ -1,10 +1,12 @@
 """JSON for the replay viewer (templates/ladder/_replay_viewer.html, static/js/replay.js).
 
 - `frames.json`: a finished match, frame by frame, derived from its stored
-  replay by re-simulation (`arena.spectator_frames`). Deriving costs a full
-  re-simulation, so the public part is cached on disk per match; the debug
-  notes are kept beside it and merged per request, only for the seats whose
-  bot the user owns (every seat for staff) — never anyone else's.
+  replay by re-simulation (`arena.spectator_frames`); `?seat=N`: as seat N
+  saw it (its own observations, other seats' secret choices unnamed).
+  Deriving costs a full re-simulation, so each view is cached on disk per
+  match (and seat); the debug notes are kept beside it and merged per
+  request, only for the seats whose bot the user owns (every seat for
+  staff) — never anyone else's.
 - `live.json?after=N`: a running match, from the LiveStep rows the worker
   writes while it plays; frames numbered like frames.json (frame k is the
   position after k steps). Once the match is over it says where the replay is.
@@ -83,27 +85,29 @@ def cache_dir() -> Path:
     return Path(settings.VAR_DIR) / "cache" / "replay-frames"
 
 
-def cache_key(match: Match) -> str:
+def cache_key(match: Match, seat: int | None = None) -> str:
     # Ids and file names repeat when a database is recreated next to an old
     # var/ folder; the seed and the finish time tell two such matches apart.
     finished = match.finished_at.isoformat() if match.finished_at else ""
     return (
         f"{CACHE_FORMAT}|{match.pk}|{match.seed}|{finished}|{match.replay.name}|"
-        f"{get_game(match.game).rules_version}"
+        f"{get_game(match.game).rules_version}|{'' if seat is None else seat}"
     )
 
 
-def derive(match: Match) -> dict[str, Any]:
-    """Public frames plus every seat's notes, straight from the replay file."""
+def derive(match: Match, seat: int | None = None) -> dict[str, Any]:
+    """The frames of everyone's view (or seat `seat`'s) plus the notes that
+    view shows to those allowed (every seat's, or that seat's), straight
+    from the replay file."""
     _, replay = stored_replay(match)
-    frames = spectator_frames(replay, notes_for=range(len(replay["seats"])))
+    frames = spectator_frames(replay, notes_for=range(len(replay["seats"])), seat=seat)
     notes = []
     for frame in frames:
         note = frame.pop("note", None)
         if note:
             notes.append([frame["step"], frame["seat"], note])
     return {
-        "key": cache_key(match),
+        "key": cache_key(match, seat),
         "frames": frames,
         "notes": notes,
         "outcome": replay.get("outcome"),
@@ -147,9 +151,10 @@ def prune_cache(limit_bytes: int) -> int:
     return removed
 
 
-def cached_frames(match: Match) -> dict[str, Any]:
-    path = cache_dir() / f"match-{match.pk}.json.gz"
-    key = cache_key(match)
+def cached_frames(match: Match, seat: int | None = None) -> dict[str, Any]:
+    name = f"match-{match.pk}" if seat is None else f"match-{match.pk}-seat-{seat}"
+    path = cache_dir() / f"{name}.json.gz"
+    key = cache_key(match, seat)
     try:
         document = json.loads(gzip.decompress(path.read_bytes()))
         if document.get("key") == key:
@@ -158,7 +163,7 @@ def cached_frames(match: Match) -> dict[str, Any]:
             return document
     except (OSError, ValueError, EOFError):
         pass  # missing, stale or damaged: derive again
-    document = derive(match)
+    document = derive(match, seat)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = gzip.compress(json.dumps(document, separators=(",", ":")).encode(), 6, mtime=0)
     # write then rename, so a concurrent reader never sees half a file
@@ -191,11 +196,23 @@ def _head(match: Match) -> dict[str, Any]:
 @require_safe
 @gzip_page
 def frames(request: HttpRequest, match_id: int) -> JsonResponse:
-    """Every frame of a finished match; the user's own bots' notes merged in."""
+    """Every frame of a finished match, as everyone saw it or (`?seat=N`) as
+    seat N did; the user's own bots' notes merged in."""
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
         return _missing(match_id)
     head = _head(match)
+    seat = None
+    if request.GET.get("seat", "") != "":
+        text = request.GET["seat"]
+        if not (text.isascii() and text.isdigit() and int(text) < match.seat_count):
+            head["error"] = (
+                f"seat must be a seat number 0..{match.seat_count - 1} "
+                "(leave it out for everyone's view)"
+            )
+            return JsonResponse(head, status=400)
+        seat = int(text)
+    head["seat"] = seat
     if match.status in (Match.Status.QUEUED, Match.Status.RUNNING):
         head["live_url"] = reverse("match_live_json", args=[match.pk])
         head["error"] = "the match is not over yet"
@@ -204,7 +221,7 @@ def frames(request: HttpRequest, match_id: int) -> JsonResponse:
         head["error"] = f"this match has no replay ({match.status})"
         return JsonResponse(head, status=404)
     try:
-        document = cached_frames(match)
+        document = cached_frames(match, seat)
     except ReplayUnavailable as exc:
         head["error"] = f"the replay cannot be shown: {exc}"
         return JsonResponse(head, status=410)

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from arena.engine import GameDef, GameState
-from arena.registry import all_games
+from arena.registry import all_games, get_game
+from arena.replay import build_replay
 from arena.rng import Rng
 
 
@@ -62,6 +63,44 @@ def play(
         result.moves.append((seat, action))
     result.final = state
     return result
+
+
+def scripted_replay(
+    game_id: str, seats: int, seed: int, options: dict | None = None, first: tuple[str, ...] = ()
+) -> dict:
+    """A complete replay (docs/replays.md) of a game whose first actions are
+    `first`, each played by the lowest seat to act, and the rest a random
+    playout; every step carries the note "note of seat N"."""
+    game = get_game(game_id)
+    options = game.validate_options(options)
+    state = game.new(seats, seed, options)
+    chooser = Rng(seed * 7919 + 17)
+    steps: list[dict] = []
+    while to_act := state.to_act():
+        assert len(steps) < state_cap(game), f"{game_id}: still running after the step cap"
+        if len(steps) < len(first):
+            seat, action = to_act[0], first[len(steps)]
+        else:
+            seat = to_act[chooser.below(len(to_act))]
+            legal = state.legal_actions(seat)
+            action = legal[chooser.below(len(legal))]
+        state.apply(seat, action)
+        steps.append(
+            {"seat": seat, "action": action, "think_ms": 1.0, "note": f"note of seat {seat}"}
+        )
+    outcome = state.outcome()
+    assert outcome is not None
+    return build_replay(
+        game=game,
+        seed=seed,
+        options=options,
+        labels=[f"seat{i}" for i in range(seats)],
+        time_control={"startup_ms": 10000, "move_ms": 1000, "bank_ms": 10000},
+        steps=steps,
+        engine_outcome=outcome,
+        outcome=outcome,
+        faults=[None] * seats,
+    )
 
 
 def replay(

@@ -18,8 +18,9 @@ from arena import (
     spectator_frames,
     verify_replay,
 )
-from arena.replay import check_fields, render_at
+from arena.replay import check_fields, positions, render_at
 from tests.arena.bots import bot_dir
+from tests.arena.playout import scripted_replay
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +73,65 @@ def test_spectator_frames(replay: dict) -> None:
     owner = replay["seats"].index("first")
     with_notes = spectator_frames(replay, notes_for={owner})
     assert {f["seat"] for f in with_notes if "note" in f} == {owner}
+
+
+def test_a_seat_sees_its_own_blind_reservation_and_nobody_else_does() -> None:
+    """Splendor Duel: a card reserved blind from a deck is hidden in everyone's
+    view and in the other seat's, shown face up only in its owner's."""
+    replay = scripted_replay("splendor-duel", 2, 4, first=("reserve b3 deck1",))
+    everyone = spectator_frames(replay)
+    own, other = (spectator_frames(replay, seat=s) for s in (0, 1))
+    for frames in (everyone, own, other):
+        assert [f["action"] for f in frames[1:]] == [s["action"] for s in replay["steps"]]
+    # every frame of a seat's view is the engine's observation for that seat
+    for (_, _, _, state), frame in zip(positions(replay), other, strict=True):
+        assert frame["view"] == state.observation(1)
+    card = own[1]["view"]["players"][0]["reserved"][0]
+    assert card["blind"] and card["card"]
+    for frames in (everyone, other):
+        assert frames[1]["view"]["players"][0]["reserved"][0] == {**card, "card": None}
+        assert card["card"] not in repr(frames[1])
+
+
+def test_a_seat_does_not_see_the_others_secret_choices_before_the_reveal() -> None:
+    """Edel, Stein & Reich: the action cards are chosen in secret. Everyone's
+    view of the finished match names each choice; a seat's view names only
+    its own until the last seat has chosen, and shows only its own money
+    when `money_visible` is off. Notes: only the viewed seat's."""
+    replay = scripted_replay("edel-stein-reich", 3, 3, {"money_visible": False})
+    steps = replay["steps"]
+    everyone = spectator_frames(replay, notes_for={0, 1, 2})
+    assert [f["action"] for f in everyone[1:]] == [s["action"] for s in steps]
+    assert {f["seat"] for f in everyone if "note" in f} == {0, 1, 2}
+    for seat in range(3):
+        frames = spectator_frames(replay, notes_for={0, 1, 2}, seat=seat)
+        assert {f["seat"] for f in frames if "note" in f} == {seat}
+        # the first round's choices: steps 1..3, revealed by the third
+        for frame in frames[1:4]:
+            if frame["seat"] == seat:
+                assert frame["action"] == steps[frame["step"] - 1]["action"]
+                assert frame["view"]["my_choice"] == frame["action"].split()[1]
+            else:
+                assert frame["action"] is None
+                assert frame["description"] == f"seat {frame['seat']} chooses in secret"
+            if frame["step"] < 3:  # before the reveal the view names no choice but its own
+                assert frame["view"]["choices"] is None
+                chose = [s["seat"] for s in steps[: frame["step"]]]
+                assert (frame["view"]["my_choice"] is not None) == (seat in chose)
+        assert frames[3]["view"]["choices"] == everyone[3]["view"]["choices"] is not None
+        for frame in frames:
+            money = [p["money"] for p in frame["view"]["players"]]
+            assert [m is not None for m in money] == [s == seat for s in range(3)]
+    assert all(p["money"] is None for f in everyone for p in f["view"]["players"])
+    hidden = [f for f in spectator_frames(replay, seat=0) if f["action"] is None][1:]
+    assert len(hidden) >= 2 * 3  # two of three choices hidden from seat 0, every round
+
+
+def test_seat_frames_refuse_a_seat_the_match_has_not() -> None:
+    replay = scripted_replay("splendor-duel", 2, 4)
+    for seat in (2, -1):
+        with pytest.raises(ReplayError, match=r"seat must be a seat number 0\.\.1"):
+            spectator_frames(replay, seat=seat)
 
 
 def test_render_at(replay: dict) -> None:

@@ -62,6 +62,26 @@ def fake_replay(match: Match, notes: dict[int, str] | None = None) -> bytes:
     )
 
 
+def recorded(lineup, replay: dict) -> Match:
+    """A finished match of `lineup` (bot versions, by seat) with `replay` as its
+    replay file and result (tests/arena/playout.py: scripted_replay)."""
+    match = create_match(replay["game"], lineup, seed=replay["seed"], options=replay["options"])
+    outcome = replay["outcome"]
+    with transaction.atomic():
+        for s in match.seats.all():
+            s.rank, s.score = outcome["ranks"][s.seat], outcome["scores"][s.seat]
+            s.save(update_fields=["rank", "score"])
+        match.status = Match.Status.FINISHED
+        match.started_at = match.finished_at = timezone.now()
+        match.steps = len(replay["steps"])
+        match.reason = outcome["reason"]
+        match.replay.save(
+            f"match-{match.pk}.json.gz", ContentFile(replay_to_bytes(replay)), save=False
+        )
+        match.save()
+    return match
+
+
 def play(
     bots: list[Bot],
     ranks: list[int],

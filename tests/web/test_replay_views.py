@@ -22,7 +22,8 @@ from ladder import tasks, views_replay
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import Bot, LiveStep, Match
-from tests.web.conftest import noting_bot, random_steps
+from tests.arena.playout import scripted_replay
+from tests.web.conftest import noting_bot, random_steps, recorded
 
 pytestmark = pytest.mark.django_db
 
@@ -74,6 +75,40 @@ def played(game: str, lineup) -> Match:
 def get_json(client, name: str, match_id: int, **params):
     response = client.get(reverse(name, args=[match_id]), params)
     return response.status_code, response.json()
+
+
+def test_frames_as_one_seat_saw_them(client, alice, bob, staff) -> None:
+    """`?seat=N`: seat N's observations (its blind reservation face up, which
+    everyone's view and the other seat's hide), its own notes only, cached
+    apart; a seat the match has not is a 400 naming the field."""
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    replay = scripted_replay("splendor-duel", 2, 4, first=("reserve b3 deck1",))
+    match = recorded(lineup, replay)
+    client.force_login(staff)
+    status, everyone = get_json(client, "match_frames_json", match.pk)
+    assert status == 200 and everyone["seat"] is None
+    views = {}
+    for seat in (0, 1):
+        status, views[seat] = get_json(client, "match_frames_json", match.pk, seat=seat)
+        assert status == 200 and views[seat]["seat"] == seat
+        assert len(views[seat]["frames"]) == len(replay["steps"]) + 1
+        assert set(notes_by_seat(views[seat]["frames"])) == {seat}
+        cached = views_replay.cache_dir() / f"match-{match.pk}-seat-{seat}.json.gz"
+        assert json.loads(gzip.decompress(cached.read_bytes()))["key"] == views_replay.cache_key(
+            match, seat
+        )
+    assert set(notes_by_seat(everyone["frames"])) == {0, 1}
+    reserved = [
+        v["frames"][1]["view"]["players"][0]["reserved"][0] for v in (everyone, *views.values())
+    ]
+    assert [r["card"] is not None for r in reserved] == [False, True, False]
+    assert all(r["blind"] for r in reserved)
+
+    for bad in ("2", "-1", "x", "0.5", "\u0663"):
+        status, data = get_json(client, "match_frames_json", match.pk, seat=bad)
+        assert status == 400, bad
+        assert data["error"].startswith("seat must be a seat number 0..1"), data
+    assert get_json(client, "match_frames_json", match.pk) == (200, everyone)
 
 
 def notes_by_seat(frames) -> dict[int, set[str]]:
