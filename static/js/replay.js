@@ -22,6 +22,11 @@
  *                           reads "Play" or "Pause" (no aria-pressed: the
  *                           label is the state)
  *   #replay-speed           <select>, value = milliseconds per step
+ *   #replay-seat            <select> "View as": "" = everyone (the public
+ *                           view), N = what seat N could observe
+ *                           (frames.json?seat=N); disabled while the match
+ *                           is live. #replay has data-view-seat = "" or N,
+ *                           the view the board shows
  *   #replay-slider          <input type=range>, value = frame number
  *   #replay-step            "Step N / M" (data-step = N)
  *   #replay-action          the current action in words (data-seat = acting
@@ -46,7 +51,8 @@
  *
  * URL: #step=N (or ?step=N on load) selects a frame; the hash follows the
  * position whenever playback is paused (a live view following the newest
- * step has none), so the address can be shared.
+ * step has none), so the address can be shared. ?seat=N chooses the seat
+ * view, and follows the "View as" control.
  * Page: when the live view sees the match change status (queued → running →
  * finished, errored, cancelled) it fetches the page again and swaps in the
  * elements marked data-refresh="…" (templates/ladder/match.html: title,
@@ -112,6 +118,11 @@
     return query ? Number(query[1]) : null;
   }
 
+  function seatFromUrl() {
+    var query = /[?&]seat=(\d+)(?:&|$)/.exec(window.location.search);
+    return query ? query[1] : "";
+  }
+
   function Viewer(root) {
     this.root = root;
     this.game = root.getAttribute("data-game");
@@ -133,8 +144,11 @@
     this.nextTick = 0;
     this.mode = "loading";
     this.wanted = stepFromUrl();
+    this.seat = seatFromUrl(); // "" = everyone, else a seat number as text
+    this.loaded = {}; // frames.json answers by seat ("" = everyone)
+    this.loadCount = 0;
     this.el = {};
-    var ids = ["first", "prev", "play", "next", "last", "speed", "slider", "step", "action",
+    var ids = ["first", "prev", "play", "next", "last", "speed", "seat", "slider", "step", "action",
       "announce", "news", "note", "note-label", "note-text", "live", "status", "played-as", "board"];
     for (var i = 0; i < ids.length; i++) this.el[ids[i]] = document.getElementById("replay-" + ids[i]);
     this.bind();
@@ -152,6 +166,7 @@
     this.el.play.addEventListener("click", function () { self.toggle(); });
     this.el.slider.addEventListener("input", function () { self.userGo(Number(self.el.slider.value)); });
     this.el.speed.addEventListener("change", function () { if (self.playing) self.schedule(); });
+    if (this.el.seat) this.el.seat.addEventListener("change", function () { self.viewAs(self.el.seat.value); });
     this.root.addEventListener("keydown", function (event) { self.onKey(event); });
     window.addEventListener("hashchange", function () {
       var step = stepFromUrl();
@@ -196,26 +211,35 @@
       });
   };
 
+  /* Shows the replay as seat `seat` saw it ("" = everyone), at the same
+   * step; the address keeps ?seat=N so the view can be shared. */
+  Viewer.prototype.viewAs = function (seat) {
+    if (seat === this.seat) return;
+    this.pause();
+    this.seat = seat;
+    if (this.mode === "replay") this.wanted = this.index;
+    this.saveUrl();
+    this.loadFrames();
+    var option = this.el.seat.options[this.el.seat.selectedIndex];
+    if (option) this.say("Viewing as " + option.text + ".");
+  };
+
   Viewer.prototype.loadFrames = function () {
     var self = this;
-    this.message("Loading the replay…");
-    this.fetchJson(this.framesUrl).then(function (r) {
+    var seat = this.seat;
+    if (this.el.seat && seat !== "" && !this.el.seat.querySelector('option[value="' + seat + '"]')) {
+      this.seat = seat = "";
+      this.saveUrl();
+    }
+    var ticket = ++this.loadCount; // a later choice wins over an answer still on its way
+    if (this.loaded[seat]) { this.showFrames(this.loaded[seat]); return; }
+    this.message(seat === "" ? "Loading the replay…" : "Loading the replay as seat " + seat + " saw it…");
+    var url = this.framesUrl + (seat === "" ? "" : (this.framesUrl.indexOf("?") < 0 ? "?" : "&") + "seat=" + seat);
+    this.fetchJson(url).then(function (r) {
+      if (ticket !== self.loadCount) return;
       if (r.status === 200) {
-        // we watched it live until now: at least one live frame was shown
-        // (a match still queued at the last poll starts at step 0)
-        var fromLive = self.attempt !== null && self.frames.length > 0;
-        var keep = self.index;
-        self.frames = r.body.frames;
-        self.setPlayers(r.body.players);
-        self.gameData = r.body.game_data || {};
-        self.outcome = r.body.outcome || null;
-        self.setMode("replay");
-        self.message("");
-        var start = 0;
-        if (self.wanted !== null) start = self.wanted;
-        else if (fromLive) start = self.following ? self.frames.length - 1 : keep;
-        self.wanted = null;
-        self.go(start, true);
+        self.loaded[seat] = r.body;
+        self.showFrames(r.body);
       } else if (r.status === 409 && r.body.live_url) {
         self.startLive();
       } else {
@@ -226,6 +250,27 @@
       self.setMode("error");
       self.message("The replay could not be loaded (network error). Reload the page to try again.", true);
     });
+  };
+
+  /* A frames.json answer on the board, at the step wanted (or where the
+   * live view was). */
+  Viewer.prototype.showFrames = function (body) {
+    // we watched it live until now: at least one live frame was shown
+    // (a match still queued at the last poll starts at step 0)
+    var fromLive = this.attempt !== null && this.frames.length > 0;
+    var keep = this.index;
+    this.frames = body.frames;
+    this.setPlayers(body.players);
+    this.gameData = body.game_data || {};
+    this.outcome = body.outcome || null;
+    this.setMode("replay");
+    this.message("");
+    var start = 0;
+    if (this.wanted !== null) start = this.wanted;
+    else if (fromLive) start = this.following ? this.frames.length - 1 : keep;
+    this.wanted = null;
+    if (this.el.seat) this.el.seat.value = this.seat;
+    this.go(start, true);
   };
 
   Viewer.prototype.startLive = function () {
@@ -402,8 +447,9 @@
   Viewer.prototype.saveUrl = function () {
     // a live view that follows the newest step has no fixed position to share
     var hash = this.mode === "live" && this.following ? "" : "#step=" + this.index;
-    // a ?step=N the page was opened with gives way to the hash
-    var search = window.location.search.replace(/([?&])step=\d+&?/, "$1").replace(/[?&]$/, "");
+    // a ?step=N the page was opened with gives way to the hash; ?seat=N is the view shown
+    var search = window.location.search.replace(/([?&])(step|seat)=[^&]*&?/g, "$1").replace(/[?&]$/, "");
+    if (this.seat !== "") search += (search ? "&" : "?") + "seat=" + this.seat;
     if (((window.location.hash || "") !== hash || search !== window.location.search) && window.history && window.history.replaceState) {
       window.history.replaceState(null, "", window.location.pathname + search + hash);
     }
@@ -502,6 +548,14 @@
     this.root.setAttribute("data-state", mode);
     this.el.live.hidden = mode !== "live" && mode !== "waiting";
     this.el.live.textContent = mode === "waiting" ? "queued" : "live";
+    if (this.el.seat) {
+      // a seat's view is derived from the finished replay: a live match shows everyone's
+      var live = mode === "live" || mode === "waiting";
+      this.el.seat.disabled = live;
+      this.el.seat.title = live ? "The seats' views open once the match is over" : "";
+      if (live) this.el.seat.value = "";
+      this.root.setAttribute("data-view-seat", live ? "" : this.seat);
+    }
   };
 
   /* A message under the controls; `announce`: also said (errors). The same

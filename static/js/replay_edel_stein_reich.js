@@ -2,7 +2,9 @@
  * round, the gem supply and decks, the offered event, each seat's gems,
  * money, gem card, held events and action choice, the bargaining as a
  * readable sequence of offers, and the round's log — from one spectator view
- * (docs/games/edel-stein-reich.md). Every gem shows its colour's letter (as
+ * or, with "View as" a seat, that seat's observation (docs/games/
+ * edel-stein-reich.md): the same shape, with its own secret choice
+ * (`my_choice`, .esr-secret-own) and its own money. Every gem shows its colour's letter (as
  * in the action grammar: R Y G B), and counts read as "4 red" for screen
  * readers (visually hidden words beside the aria-hidden pips).
  *
@@ -215,6 +217,9 @@
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Gem card" }), gemCard(p.gem_card)),
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Choice" }),
           choice ? h("span", { class: "esr-choice-badge esr-a-" + choice, text: ACTION_WORDS[choice] })
+            : v.my_choice && v.seat === s ? h("span", { class: "esr-secret-own" },
+              h("span", { class: "esr-choice-badge esr-a-" + v.my_choice, text: ACTION_WORDS[v.my_choice] }),
+              h("span", { class: "esr-secret", text: " (secret)" }))
             : v.phase === "commit" ? h("span", { class: "esr-secret", text: p.has_chosen ? "chosen (secret)" : "choosing…" })
               : h("span", { class: "esr-none", text: "–" })),
         p.held_events.length ? h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Events" }),

@@ -1,6 +1,8 @@
 /* Splendor Duel for the replay viewer (static/js/replay.js): the token board,
  * the pyramid with its decks, the royal cards, the privileges and both
- * players, drawn from one spectator view (docs/games/splendor-duel.md).
+ * players, drawn from one spectator view or, with "View as" a seat, that
+ * seat's observation (docs/games/splendor-duel.md): the same shape, with
+ * the seat's own blind reservations face up (marked .sd-blind).
  * Card faces come from the server's game data (GameDef.public_data()).
  *
  * Every token, cost and bonus carries its colour's letter (LETTERS, as
@@ -79,10 +81,11 @@
     function card(id, opts) {
       opts = opts || {};
       var c = cards[id];
+      var blind = opts.blind ? " (reserved blind: only its owner sees it)" : "";
       if (!c) return h("div", { class: "sd-card sd-card-unknown", "data-card": id, role: opts.item ? "listitem" : null, text: id });
       var colour = opts.copy || (c.kind === "joker" ? "joker" : c.bonus_color || "none");
       var isNew = act.card === id;
-      var cls = "sd-card sd-c-" + colour + (opts.copy ? " sd-copied" : "") +
+      var cls = "sd-card sd-c-" + colour + (opts.copy ? " sd-copied" : "") + (opts.blind ? " sd-blind" : "") +
         (opts.small ? " sd-small" : "") + (isNew ? " sd-new" : "");
       var bonus = null;
       if (c.bonus_count) {
@@ -104,8 +107,8 @@
       }));
       return h("div", {
         class: cls, "data-card": id, role: opts.item ? "listitem" : null,
-        title: id + (c.kind === "points_only" ? " (points only)" : "") + (opts.copy ? " — copies " + opts.copy : ""),
-      }, vh(cardWords(id, c, opts) + (isNew ? " (just bought or reserved)" : "") + "."),
+        title: id + (c.kind === "points_only" ? " (points only)" : "") + (opts.copy ? " — copies " + opts.copy : "") + blind,
+      }, vh(cardWords(id, c, opts) + (isNew ? " (just bought or reserved)" : "") + blind + "."),
       top, h("div", { class: "sd-abilities", "aria-hidden": "true" }, abilities), cost);
     }
 
@@ -224,7 +227,7 @@
           vh(p.token_count + " in all, at most 10."), h("span", { "aria-hidden": "true", text: p.token_count + "/10" })));
       var reserved = h("div", { class: "sd-reserved" }, h("span", { class: "sd-label", text: "Reserved" }),
         p.reserved.length ? h("div", { class: "sd-reserved-list", role: "list", "aria-label": "Reserved" }, p.reserved.map(function (rv) {
-          return rv.card ? card(rv.card, { item: true })
+          return rv.card ? card(rv.card, { item: true, blind: rv.blind })
             : back(rv.level, undefined, "a level " + rv.level + " card reserved blind from its deck", true);
         })) : h("span", { class: "sd-none", text: "none" }));
       var rank = v.outcome ? v.outcome.ranks[seat] : null;
