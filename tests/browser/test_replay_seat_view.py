@@ -1,6 +1,6 @@
-"""The replay viewer's "View as" control (docs/replay-viewer.md): a seat's
-view shows what that seat could observe and nothing another seat kept
-hidden.
+"""The replay viewer's "View as" control and its letters' size
+(docs/replay-viewer.md): a seat's view shows what that seat could observe
+and nothing another seat kept hidden; every letter is 12 px at least.
 
 The matches are recorded from scripted replays (tests/arena/playout.py), so
 a blind reservation and a secret choice happen at known steps.
@@ -14,7 +14,7 @@ import pytest
 
 from ladder.models import Match
 from tests.arena.playout import scripted_replay
-from tests.browser.conftest import Browser, Page, expect, shoot
+from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
 from tests.browser.test_match_page import ESR, SD, builtin_lineup
 from tests.web.conftest import recorded
 
@@ -118,3 +118,36 @@ def test_a_seat_view_hides_the_others_secret_choices(browser: Browser, process_s
     expect(action).to_contain_text(f"{ESR_NAMES[chooser]} chooses the {words} action card")
     expect(panel.locator(".esr-secret-own .esr-choice-badge")).to_have_text(words)
     shoot(page, "replay-seat-view-edel-stein-reich-desktop")
+
+
+#: every element of the viewer with letters of its own, and its font size below 12 px
+SMALL_TEXT = """() => [...document.querySelectorAll("#replay *")]
+    .filter((el) => el.getBoundingClientRect().width > 0 && !el.closest(".r-vh"))
+    .filter((el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim()))
+    .map((el) => [el.className || el.tagName, el.textContent.trim().slice(0, 12),
+                  parseFloat(getComputedStyle(el).fontSize)])
+    .filter(([, , size]) => size < 12)"""
+
+
+def test_every_letter_of_the_viewer_is_12_px_at_least(browser: Browser, process_sandbox) -> None:
+    """Tokens', prices', bonuses' and gems' letters were 8-11 px; now none of
+    the viewer's text is under 12 px, on a desktop and on phones, and the
+    page still fits the phone's width."""
+    sd, _ = sd_blind_match()
+    esr, _ = esr_secret_match()
+    phone = browser.phone()
+    for page, label in ((browser.page, "desktop"), (phone, "phone")):
+        for match in (sd, esr):
+            step = match.steps // 2
+            page.goto(f"/matches/{match.pk}/?seat=0#step={step}")
+            expect(page.locator("#replay")).to_have_attribute("data-view-seat", "0")
+            expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+            assert page.locator("#replay-board *").count() > 50
+            assert page.evaluate(SMALL_TEXT) == [], (match.game, label)
+            if page is phone:
+                assert horizontal_overflow(page) == 0, match.game
+                phone.set_viewport_size({"width": 360, "height": 740})
+                assert page.evaluate(SMALL_TEXT) == [], (match.game, 360)
+                assert horizontal_overflow(page) == 0, (match.game, 360)
+                phone.set_viewport_size({"width": 390, "height": 844})
+            shoot(page, f"replay-letters-{match.game}-{label}")
