@@ -16,6 +16,7 @@ from ladder.models import Match
 from tests.arena.playout import scripted_replay
 from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
 from tests.browser.test_match_page import ESR, SD, builtin_lineup
+from tests.browser.test_replay_a11y import live_match_with_steps
 from tests.web.conftest import recorded
 
 pytestmark = pytest.mark.browser
@@ -118,6 +119,21 @@ def test_a_seat_view_hides_the_others_secret_choices(browser: Browser, process_s
     expect(action).to_contain_text(f"{ESR_NAMES[chooser]} chooses the {words} action card")
     expect(panel.locator(".esr-secret-own .esr-choice-badge")).to_have_text(words)
     shoot(page, "replay-seat-view-edel-stein-reich-desktop")
+
+
+def test_a_live_match_shows_only_everyones_view(browser: Browser, process_sandbox) -> None:
+    """A seat's view of a running match would tell its opponents what it
+    holds: while live, "View as" is disabled at everyone, even when the
+    address asks for a seat."""
+    match = live_match_with_steps(6)
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/?seat=0")
+    replay = page.locator("#replay")
+    expect(replay).to_have_attribute("data-state", "live")
+    expect(replay).to_have_attribute("data-step", "6")
+    expect(page.locator("#replay-seat")).to_be_disabled()
+    expect(page.locator("#replay-seat")).to_have_value("")
+    expect(replay).to_have_attribute("data-view-seat", "")
 
 
 #: every element of the viewer with letters of its own, and its font size below 12 px
