@@ -72,7 +72,7 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
     """(what, url, the user signed in or None) of each page timed."""
     from django.db.models import Max
 
-    from ladder.models import Bot, Match, Rating
+    from ladder.models import Bot, Match, MatchSeat, Rating
 
     typical = (
         Rating.objects.filter(bot__game="splendor-duel", elo_games__gt=0)
@@ -91,6 +91,15 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
         return (newest - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     day_ago, days_back = stamp(1), (stamp(20), stamp(19))
+    # a deep page of the busiest bot's matches: the cursor 3/4 down its list
+    # (found here with OFFSET, once; the page itself walks from the cursor)
+    seats = (
+        MatchSeat.objects.filter(version__bot_id=busiest)
+        .exclude(match__kind=Match.Kind.VALIDATION)
+        .order_by("-match_id")
+        .values_list("match_id", flat=True)
+    )
+    deep = seats[max(0, seats.count() * 3 // 4 // 20 * 20 - 1) :].first()
     # the challenge form lists every playing bot of the game, four times for 5 seats
     challenger = (
         Bot.objects.filter(game="edel-stein-reich", active_version__isnull=False, enabled=True)
@@ -107,6 +116,7 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
         ("leaderboard (5-seat game)", "/games/edel-stein-reich/"),
         ("bot page (median bot)", f"/bots/{median_bot}/"),
         ("bot page (busiest bot)", f"/bots/{busiest}/"),
+        ("bot page (busiest bot), 3/4 down its matches", f"/bots/{busiest}/?before={deep or 0}"),
         ("match page (Splendor Duel)", f"/matches/{sd_match}/"),
         ("match page (Edel, Stein & Reich)", f"/matches/{esr_match}/"),
         ("replay download", f"/matches/{esr_match}/replay.json.gz"),

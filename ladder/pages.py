@@ -6,11 +6,8 @@ of the ladder (docs/web.md has the measurements).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 
-from django.core.paginator import Page, Paginator
 from django.db import connection
 from django.db.models import (
     Case,
@@ -168,17 +165,26 @@ def trends(bot_ids: list[int]) -> dict[int, float]:
 # -- bot page ----------------------------------------------------------------------
 
 
-def bot_seats(bot: Bot, kind: str | None = None, first: int | None = None) -> QuerySet[MatchSeat]:
+def bot_seats(
+    bot: Bot,
+    kind: str | None = None,
+    first: int | None = None,
+    before: int | None = None,
+    after: int | None = None,
+) -> QuerySet[MatchSeat]:
     """The bot's seats, newest match first; only matches of `kind` if given,
     else all but validation matches (trials against the random bot, whose
     page would otherwise list nothing else). Page it, then `with_tables`.
+    With `before`, only the seats of older matches (a smaller match id);
+    with `after`, only those of newer ones, and then oldest first (the page
+    just above a cursor: `bot_seat_page`).
 
-    With `first`, only (a few more than) the newest `first` of them: on
-    PostgreSQL each of the bot's versions' seats are then read newest first
-    from the (version, match) index, `first` at most per version. Without
-    that the database found a page by walking every bot's seats from the
-    newest match backwards until enough were the bot's: fast for a bot that
-    plays all the time, but 190 ms at 200,000 matches for a bot whose
+    With `first`, only (a few more than) the first `first` of them: on
+    PostgreSQL each of the bot's versions' seats are then read from the
+    (version, match) index, from the cursor on, `first` at most per version.
+    Without that the database found a page by walking every bot's seats from
+    the newest match backwards until enough were the bot's: fast for a bot
+    that plays all the time, but 190 ms at 200,000 matches for a bot whose
     matches lie far back in the history (a bot disabled long ago), and
     growing with the history."""
     seats = MatchSeat.objects.filter(version__bot=bot)
@@ -186,14 +192,22 @@ def bot_seats(bot: Bot, kind: str | None = None, first: int | None = None) -> Qu
         seats = seats.filter(match__kind=kind)
     else:
         seats = seats.exclude(match__kind=Match.Kind.VALIDATION)
+    if before is not None:
+        seats = seats.filter(match_id__lt=before)
+    if after is not None:
+        seats = seats.filter(match_id__gt=after)
     if first is not None and connection.vendor == "postgresql":
-        seats = seats.filter(pk__in=RawSQL(*_newest_seats_sql(bot, kind, first)))
-    return seats.select_related("match", "version").order_by("-match_id")
+        seats = seats.filter(pk__in=RawSQL(*_first_seats_sql(bot, kind, first, before, after)))
+    order = "match_id" if after is not None else "-match_id"
+    return seats.select_related("match", "version").order_by(order)
 
 
-def _newest_seats_sql(bot: Bot, kind: str | None, first: int) -> tuple[str, list]:
-    """The ids of each version's newest `first` seats of the kind (LATERAL:
-    PostgreSQL only). Its own index walk per version, stopping at `first`."""
+def _first_seats_sql(
+    bot: Bot, kind: str | None, first: int, before: int | None, after: int | None
+) -> tuple[str, list]:
+    """The ids of each version's first `first` seats of the kind in the order
+    of `bot_seats` (LATERAL: PostgreSQL only). Its own index walk per
+    version, starting at the cursor and stopping at `first`."""
     seat, match, version = (m._meta.db_table for m in (MatchSeat, Match, BotVersion))
     # The match's kind is tested in a subquery per seat, not a join: joined,
     # the planner walked the whole match table backwards alongside (a merge
@@ -201,60 +215,90 @@ def _newest_seats_sql(bot: Bot, kind: str | None, first: int) -> tuple[str, list
     # to pass half the rows: `(SELECT kind ...) = 'ladder'` it expected to pass
     # 0.5 %, and read and sorted all the version's seats instead of the index.
     kind_test = "=" if kind else "<>"
+    params: list = [kind or Match.Kind.VALIDATION.value]
+    cursor = ""
+    for test, value in (("<", before), (">", after)):
+        if value is not None:
+            cursor += f"AND s.match_id {test} %s "
+            params.append(value)
     sql = (
         f'SELECT s.id FROM "{version}" v CROSS JOIN LATERAL ('
         f'SELECT s.id FROM "{seat}" s WHERE s.version_id = v.id AND '
-        f'(SELECT m.kind {kind_test} %s FROM "{match}" m WHERE m.id = s.match_id) '
-        "ORDER BY s.match_id DESC LIMIT %s) s WHERE v.bot_id = %s"
+        f'(SELECT m.kind {kind_test} %s FROM "{match}" m WHERE m.id = s.match_id) {cursor}'
+        f"ORDER BY s.match_id {'ASC' if after is not None else 'DESC'} LIMIT %s) s "
+        "WHERE v.bot_id = %s"
     )
-    return sql, [kind or Match.Kind.VALIDATION.value, max(first, 0), bot.pk]
+    return sql, [*params, max(first, 0), bot.pk]
 
 
-#: the bot page counts its matches only this far past the page shown: beyond,
-#: its pager says "of more than N" (the exact count joins every match the bot
-#: ever played to check its kind, 14 ms for 7,800 matches and growing)
-MATCH_COUNT_AHEAD = 1000
+@dataclass
+class SeatPage:
+    """A page of the bot's matches (its seats, newest first) and the cursors
+    of its neighbours: `newer` the `after` of the page above (None on the
+    first page), `older` the `before` of the page below (None on the last)."""
+
+    seats: list[MatchSeat]
+    newer: int | None = None
+    older: int | None = None
+
+    @property
+    def span(self) -> str:
+        """The matches shown: "#120 to #101"."""
+        return f"#{self.seats[0].match_id} to #{self.seats[-1].match_id}" if self.seats else ""
 
 
-class BoundedPaginator(Paginator):
-    """A Paginator whose count stops `ahead` items past the start of page
-    `number` (the page asked for): a long list costs a bounded count for its
-    first pages, and every page stays reachable and exact. `more` says that
-    items lie beyond the counted ones (the pager says "of more than N")."""
+def bot_seat_page(
+    bot: Bot,
+    kind: str | None = None,
+    *,
+    before: int | None = None,
+    after: int | None = None,
+    size: int = RECENT_MATCHES,
+) -> SeatPage:
+    """The page of the bot's matches just below match `before` (older ones),
+    just above match `after` (newer ones), or else the first page.
 
-    def __init__(
-        self,
-        object_list: QuerySet,
-        per_page: int,
-        number: object,
-        ahead: int,
-        first: Callable[[int], QuerySet] | None = None,
-    ) -> None:
-        super().__init__(object_list, per_page)
-        #: the list cut to (at least) its first n items, for the page: without
-        #: an order the count needs no such help
-        self.first = first or (lambda n: object_list)
-        # at least the page asked for and the next counted: it links onwards
-        ahead = max(ahead, 2 * per_page)
-        try:
-            start = (min(max(1, int(str(number))), 10**9) - 1) * per_page
-        except ValueError:  # get_page() shows page 1 then
-            start = 0
-        self.bound = start + ahead
-        self.more = False
+    Keyset paging: a page is a walk of the (version, match) index from the
+    cursor on (`bot_seats(first=size + 1)`, one more than the page to see
+    whether another follows), plus one step the other way to see whether a
+    page lies there, so a deep page costs what the first does. Page numbers
+    (OFFSET) read every seat before the page: `?page=300` of the busiest bot
+    at 200,000 matches took 133 ms. A page above `after` that would reach the
+    newest match is the first page, so the first page is always the same."""
 
-    @cached_property
-    def count(self) -> int:
-        # unordered, so that the database stops after bound + 1 rows
-        counted = self.object_list.order_by()[: self.bound + 1].count()
-        self.more = counted > self.bound
-        return min(counted, self.bound)
+    def walk(count: int, **cursor: int) -> list[MatchSeat]:
+        return list(bot_seats(bot, kind, first=count, **cursor)[:count])
 
-    def page(self, number: object) -> Page:
-        number = self.validate_number(number)
-        bottom = (number - 1) * self.per_page
-        top = min(bottom + self.per_page, self.count)
-        return self._get_page(self.first(top)[bottom:top], number, self)
+    if after is not None:
+        rows = walk(size + 1, after=after)
+        if len(rows) > size:
+            seats = rows[:size][::-1]
+            oldest = seats[-1].match_id
+            return SeatPage(seats, seats[0].match_id, oldest if walk(1, before=oldest) else None)
+        before = None  # the first page
+    rows = walk(size + 1) if before is None else walk(size + 1, before=before)
+    seats = rows[:size]
+    older = seats[-1].match_id if len(rows) > size else None
+    newer = None
+    if seats and before is not None and walk(1, after=seats[0].match_id):
+        newer = seats[0].match_id
+    return SeatPage(seats, newer, older)
+
+
+def page_number_cursor(bot: Bot, kind: str | None, number: object, size: int) -> dict[str, int]:
+    """The cursor (`before` or `after`) of an old page-numbered link
+    (`?page=N`): the page below the last match of page N - 1; past the end
+    the oldest page; for page 1, or a number that is none, the first page.
+    Found with OFFSET, once: the page's links go on with cursors."""
+    try:
+        number = min(int(str(number)), 10**9)
+    except ValueError:
+        return {}
+    if number <= 1:
+        return {}
+    skipped = (number - 1) * size
+    last = bot_seats(bot, kind, first=skipped)[skipped - 1 : skipped].first()
+    return {"before": last.match_id} if last else {"after": 0}
 
 
 def with_tables(own: list[MatchSeat]) -> list[MatchSeat]:

@@ -16,7 +16,7 @@ from django.core.paginator import Paginator
 from django.db import DatabaseError
 from django.db.models import Count, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
 from django.utils import timezone
 from django.views import defaults
@@ -25,6 +25,7 @@ from django.views.decorators.http import require_safe
 from arena import OptionError, get_game, replay_to_bytes
 from ladder.api.errors import database_away
 from ladder.api.matches import MAX_CSV_MATCHES
+from ladder.challenges import MAX_ID
 from ladder.charts import ChartPoint, rating_chart, rating_summary
 from ladder.game_options import game_rules, ladder_rules, ladder_rules_of
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S, all_checks
@@ -40,15 +41,14 @@ from ladder.models import (
 )
 from ladder.pages import (
     H2H_SHOWN,
-    MATCH_COUNT_AHEAD,
     RECENT_MATCHES,
     SORTS,
-    BoundedPaginator,
-    bot_seats,
+    bot_seat_page,
     can_see_private,
     chart_history,
     head_to_head,
     leaderboard_queryset,
+    page_number_cursor,
     parse_sort,
     queue_plan,
     trends,
@@ -206,6 +206,16 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     bot = found_or_404(
         Bot.objects.select_related("owner", "rating", "active_version"), "bot", pk=bot_id
     )
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in MATCH_KINDS else ""
+    if "page" in request.GET:  # a link from before the cursors
+        query = request.GET.copy()
+        number = query.pop("page")[-1]
+        for name in ("before", "after"):
+            query.pop(name, None)
+        for name, value in page_number_cursor(bot, kind or None, number, RECENT_MATCHES).items():
+            query[name] = str(value)
+        return redirect(f"{request.path}?{query.urlencode()}" if query else request.path)
     private = can_see_private(request.user, bot)
     history = chart_history(bot)
     h2h = head_to_head(bot)
@@ -222,16 +232,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
     ]
     game = game_or_404(bot.game)
     rules = ladder_rules_of(game)
-    kind = request.GET.get("kind", "")
-    kind = kind if kind in MATCH_KINDS else ""
-    number = request.GET.get("page")
-    matches = BoundedPaginator(
-        bot_seats(bot, kind or None),
-        RECENT_MATCHES,
-        number,
-        MATCH_COUNT_AHEAD,
-        first=lambda n: bot_seats(bot, kind or None, first=n),
-    ).get_page(number)
+    cursor, problem = match_cursor(request)
+    matches = bot_seat_page(bot, kind or None, **cursor)
     ctx = {
         "bot": bot,
         "game": game,
@@ -244,8 +246,10 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "chart_summary": rating_summary(points),
         "chart_size": len(points),
         "chart_has_band": any(p.low is not None for p in points),
-        "recent": with_tables(list(matches.object_list)),
+        "recent": with_tables(matches.seats),
         "matches_page": matches,
+        "cursor_problem": problem,
+        "cursor": cursor,
         "kind": kind,
         "match_kinds": MATCH_KINDS.items(),
         "h2h": h2h[:H2H_SHOWN],
@@ -260,7 +264,21 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
             .select_related("match", "version")
             .order_by("-match_id")[:20]
         )
-    return render(request, "ladder/bot.html", ctx)
+    return render(request, "ladder/bot.html", ctx, status=400 if problem else 200)
+
+
+def match_cursor(request: HttpRequest) -> tuple[dict[str, int], str]:
+    """The bot page's cursor (`before` or `after`: a match id) and what is
+    wrong with it, if anything (the page then shows the newest matches)."""
+    given = {name: request.GET[name] for name in ("before", "after") if name in request.GET}
+    if len(given) > 1:
+        return {}, "before and after: give one of them, not both; showing the newest matches"
+    for name, text in given.items():
+        if not re.fullmatch(r"[0-9]{1,19}", text.strip()) or int(text) > MAX_ID:
+            shown = text if len(text) <= 20 else text[:20] + "…"
+            return {}, f"{name}: not a match number: {shown!r}; showing the newest matches"
+        return {name: int(text)}, ""
+    return {}, ""
 
 
 def version_source(request: HttpRequest, bot_id: int, number: int) -> HttpResponse:

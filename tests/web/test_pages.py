@@ -204,6 +204,21 @@ def test_head_to_head_reads_the_rating_history_index_not_every_match(ladder) -> 
     assert not re.search(r" on ladder_match\b(?!seat)", plan), plan
 
 
+def bot_matches(client: Client, url: str) -> tuple[str, list[int], dict[str, str]]:
+    """The bot page's match section, the match ids it lists and its pager's
+    links ("newer", "older": their query strings)."""
+    response = client.get(url)
+    assert response.status_code == 200, response.status_code
+    text = response.content.decode()
+    section = text.split('<h2 id="matches">')[1].split("Head to head")[0]
+    listed = [int(n) for n in re.findall(r'<a href="/matches/(\d+)/">', section)]
+    links = {
+        word: href.replace("&amp;", "&")
+        for href, word in re.findall(r'<a href="(\?[^"#]*)#matches">(?:← )?(newer|older)', section)
+    }
+    return section, listed, links
+
+
 def test_a_bots_matches_are_paged(client: Client, alice, bob) -> None:
     """Only the last 20 used to be reachable: ladder play soon pushed an
     interesting match out of sight."""
@@ -216,19 +231,108 @@ def test_a_bots_matches_are_paged(client: Client, alice, bob) -> None:
             a.game, [a.active_version, b.active_version], kind=Match.Kind.CHALLENGE, rated=False
         ).pk
     )
-
-    def listed(query: str) -> list[int]:
-        text = client.get(f"/bots/{a.pk}/{query}").content.decode()
-        section = text.split('<h2 id="matches">')[1].split("Head to head")[0]
-        return [int(n) for n in re.findall(r'<a href="/matches/(\d+)/">', section)]
-
     newest_first = ids[::-1]
-    assert listed("") == newest_first[:20]
-    assert listed("?page=2") == newest_first[20:]
-    assert listed("?kind=ladder&page=2") == ids[:3][::-1]
-    text = client.get(f"/bots/{a.pk}/?kind=ladder").content.decode()
-    assert 'href="?kind=ladder&amp;page=2"' in text  # the pager keeps the filter
-    assert listed("?page=99") == newest_first[20:]  # past the end: the last page
+    url = f"/bots/{a.pk}/"
+    section, listed, links = bot_matches(client, url)
+    assert listed == newest_first[:20] and links == {"older": f"?before={newest_first[19]}"}
+    assert "newest first, #" in section  # the caption says which matches are shown
+    section, listed, links = bot_matches(client, url + links["older"])
+    assert listed == newest_first[20:] and links == {"newer": f"?after={newest_first[20]}"}
+    assert f"#{newest_first[20]} to #{newest_first[-1]}" in section
+    assert bot_matches(client, url + links["newer"])[1] == newest_first[:20]
+    # the pager keeps the filter
+    _, listed, links = bot_matches(client, url + "?kind=ladder")
+    assert listed == ids[:23][::-1][:20] and links["older"] == f"?before={ids[3]}&kind=ladder"
+    assert bot_matches(client, url + links["older"])[1] == ids[:3][::-1]
+    # a cursor above the newest match: the first page, with nothing newer to link to
+    _, listed, links = bot_matches(client, url + f"?before={ids[-1] + 1}")
+    assert listed == newest_first[:20] and links == {"older": f"?before={newest_first[19]}"}
+    section, listed, links = bot_matches(client, url + f"?before={ids[0]}")
+    assert listed == [] and links == {} and f"No matches older than #{ids[0]}" in section
+
+
+def test_old_page_numbers_lead_to_the_same_matches(client: Client, alice, bob) -> None:
+    """Links from before the cursors (?page=N) are sent to the page they showed."""
+    from ladder.matches import create_match
+
+    a, b = make_bot(alice, "old-a"), make_bot(bob, "old-b")
+    ids = [create_match(a.game, [a.active_version, b.active_version]).pk for _ in range(45)]
+    newest_first = ids[::-1]
+    url = f"/bots/{a.pk}/"
+    for query, target, shown in [
+        ("?page=2", f"?before={newest_first[19]}", newest_first[20:40]),
+        ("?kind=ladder&page=3", f"?kind=ladder&before={newest_first[39]}", newest_first[40:]),
+        ("?page=1", "", newest_first[:20]),
+        ("?page=x", "", newest_first[:20]),
+        ("?page=-4", "", newest_first[:20]),
+        ("?page=99", "?after=0", ids[:20][::-1]),  # past the end: the oldest matches
+        ("?page=99999999999999999999999", "?after=0", ids[:20][::-1]),
+        ("?page=2&before=5&after=7", f"?before={newest_first[19]}", newest_first[20:40]),
+    ]:
+        response = client.get(url + query)
+        assert response.status_code == 302 and response["Location"] == url + target, query
+        assert bot_matches(client, response["Location"])[1] == shown, query
+
+
+@pytest.mark.parametrize(
+    "query,field",
+    [("?before=x", "before"), ("?after=-1", "after"), ("?before=" + "9" * 30, "before")],
+)
+def test_a_bad_match_cursor_is_refused_by_name(client: Client, alice, query, field) -> None:
+    bot = make_bot(alice, "cursor-bad")
+    response = client.get(f"/bots/{bot.pk}/{query}")
+    assert response.status_code == 400
+    assert f"{field}: not a match number" in response.content.decode()
+    both = client.get(f"/bots/{bot.pk}/?before=3&after=1")
+    assert both.status_code == 400 and "before and after: give one" in both.content.decode()
+
+
+def test_a_bots_match_walk_is_in_order_across_versions_and_kinds(
+    client: Client, alice, bob
+) -> None:
+    """Older and newer links walk the bot's matches page by page: each match
+    once, newest first, across all its versions (played in turns), with the
+    kind shown; and a page costs as many queries however deep it lies."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ladder.bots import add_version
+    from ladder.matches import create_match
+
+    a, b = make_bot(alice, "walk3-a"), make_bot(bob, "walk3-b")
+    versions = [a.active_version]
+    for n in (2, 3):
+        versions.append(add_version(a, "main.py", f"print({n})\n".encode(), validate=False))
+    made: list[tuple[int, str]] = []
+    for i in range(60):  # 3 full pages (and no empty 4th), versions and kinds interleaved
+        kind = Match.Kind.CHALLENGE if i % 6 == 3 else Match.Kind.LADDER
+        lineup = [versions[i % 3], b.active_version][:: 1 if i % 2 else -1]
+        made.append((create_match(a.game, lineup, kind=kind, rated=kind == "ladder").pk, kind))
+    # another bot's matches in between change nothing
+    create_match(b.game, [b.active_version, make_bot(bob, "walk3-c").active_version])
+    url = f"/bots/{a.pk}/"
+    for kind in ("", "ladder", "challenge"):
+        expected = [pk for pk, k in made if not kind or k == kind][::-1]
+        query = f"?kind={kind}" if kind else ""
+        pages, counts = [], []
+        while True:
+            with CaptureQueriesContext(connection) as ctx:
+                _, listed, links = bot_matches(client, url + query)
+            pages.append(listed)
+            counts.append(len(ctx.captured_queries))
+            if "older" not in links:
+                break
+            assert links["older"] == f"?before={listed[-1]}" + (f"&kind={kind}" if kind else "")
+            query = links["older"]
+        assert [pk for page in pages for pk in page] == expected, kind
+        assert [len(p) for p in pages[:-1]] == [20] * (len(pages) - 1) and pages[-1]
+        assert len(set(counts[1:])) <= 1 and counts[-1] <= counts[0] + 1, counts
+        # and back up with "newer": the same pages
+        back = [pages[-1]]
+        while "newer" in links:
+            _, listed, links = bot_matches(client, url + links["newer"])
+            back.append(listed)
+        assert back[::-1] == pages, kind
 
 
 @pytest.mark.postgres
@@ -244,63 +348,20 @@ def test_a_bots_match_page_walks_its_own_seats_not_everyones(alice, bob) -> None
     from ladder.pages import bot_seats
 
     a, b = make_bot(alice, "walk-a"), make_bot(bob, "walk-b")
-    for _ in range(3):
-        create_match(a.game, [a.active_version, b.active_version])
+    ids = [create_match(a.game, [a.active_version, b.active_version]).pk for _ in range(5)]
     for kind in (None, "ladder", "challenge"):
         assert list(bot_seats(a, kind, first=2)[:2]) == list(bot_seats(a, kind)[:2])
-    page = bot_seats(a, first=20)[:20]
-    with connection.cursor() as cursor:
-        for scan in ("seqscan", "bitmapscan"):  # the tables are tiny here
-            cursor.execute(f"SET LOCAL enable_{scan} = off")
-        plan = page.explain()
-    assert "Index Scan Backward using ladder_matc_version_1725cb_idx" in plan, plan
-    assert "Backward using ladder_matchseat_match_id" not in plan, plan
-
-
-def test_a_bots_match_count_stops_past_the_page_shown(
-    client: Client, alice, bob, monkeypatch
-) -> None:
-    """QA (200,000 matches): the pager's exact count joined every match the
-    bot ever played (14 ms for the busiest bot, linear in its matches). It
-    now counts only so far past the page shown and says "more than"; every
-    page stays reachable, and past the end is still the last page."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from ladder.matches import create_match
-
-    monkeypatch.setattr("ladder.views.MATCH_COUNT_AHEAD", 40)  # two pages of 20
-    a, b = make_bot(alice, "count-a"), make_bot(bob, "count-b")
-    ids = [create_match(a.game, [a.active_version, b.active_version]).pk for _ in range(65)]
-    newest_first = ids[::-1]
-
-    def page(query: str) -> tuple[str, list[int]]:
-        text = client.get(f"/bots/{a.pk}/{query}").content.decode()
-        section = text.split('<h2 id="matches">')[1].split("Head to head")[0]
-        return section, [int(n) for n in re.findall(r'<a href="/matches/(\d+)/">', section)]
-
-    first, listed = page("")
-    assert listed == newest_first[:20]
-    assert "page 1 of more than 2" in first and 'href="?page=2"' in first
-    second, listed = page("?page=2")
-    assert listed == newest_first[20:40]
-    assert "page 2 of more than 3" in second and 'href="?page=3"' in second
-    third, listed = page("?page=3")
-    assert listed == newest_first[40:60]
-    assert "page 3 of 4" in third and 'href="?page=4"' in third  # counted to the end
-    last, listed = page("?page=4")
-    assert listed == newest_first[60:] and "page 4 of 4" in last and "next" not in last
-    assert page("?page=99")[1] == newest_first[60:]
-    assert page("?page=99999999999999999999999")[1] == newest_first[60:]
-    assert page("?page=x")[1] == newest_first[:20]
-    # and the page costs as many queries for 65 matches as for 1
-    with CaptureQueriesContext(connection) as many:
-        client.get(f"/bots/{a.pk}/")
-    one = make_bot(alice, "count-one")
-    create_match(one.game, [one.active_version, b.active_version])
-    with CaptureQueriesContext(connection) as single:
-        client.get(f"/bots/{one.pk}/")
-    assert len(many.captured_queries) == len(single.captured_queries)
+        for cursor in ({"before": ids[3]}, {"after": ids[1]}):  # from the cursor on
+            walked = list(bot_seats(a, kind, first=2, **cursor)[:2])
+            assert walked == list(bot_seats(a, kind, **cursor)[:2]), cursor
+    for cursor, direction in (({"before": ids[3]}, "Backward "), ({"after": ids[1]}, "")):
+        page = bot_seats(a, first=20, **cursor)[:20]
+        with connection.cursor() as db:
+            for scan in ("seqscan", "bitmapscan"):  # the tables are tiny here
+                db.execute(f"SET LOCAL enable_{scan} = off")
+            plan = page.explain()
+        assert f"Index Scan {direction}using ladder_matc_version_1725cb_idx" in plan, plan
+        assert "using ladder_matchseat_match_id" not in plan, plan
 
 
 def test_bot_page_says_how_many_versions_it_leaves_out(client: Client, alice, monkeypatch) -> None:
