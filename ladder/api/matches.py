@@ -137,6 +137,9 @@ def selected(filters: MatchSelection, matches):
             created_at__lt=filters.finished_before + CLOCK_SLACK,
         )
     if filters.bot:
+        # reads every match of the bot: the list's order (created_at, id) is in
+        # no index of the seats, and a semi-join was slower (docs/web.md,
+        # "Why the bot filter does not walk the bot page's index")
         matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
     if filters.kind:
         matches = matches.filter(kind=filters.kind)

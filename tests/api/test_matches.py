@@ -314,3 +314,64 @@ def ready_bot_pair() -> tuple[Bot, Bot]:
 
     owner = get_user_model().objects.create_user("cursor-owner", password="x")
     return ready_bot(owner, "cursor-a"), ready_bot(owner, "cursor-b")
+
+
+def test_a_bots_match_list_is_the_history_filtered_by_bot(client, alice, bob, alpha, beta) -> None:
+    """`bot=` selects the matches any version of the bot played, once each
+    (also a match where it held two seats), in the list's order (ties in
+    created_at by id), with every other filter, page and cursor; its CSV
+    lists the same matches. The list is checked against the matches sorted
+    here."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from ladder.bots import add_version
+    from tests.api.conftest import RANDOM_BOT
+
+    v1 = alpha.active_version
+    v2 = add_version(alpha, "main.py", RANDOM_BOT, validate=False)
+    gamma = ready_bot(bob, "gamma")
+    lineups = [[v1, beta.active_version], [beta.active_version, v2], [v2, v1]]
+    made = [create_match("splendor-duel", lineups[i % 3]) for i in range(9)]
+    made.append(create_match("splendor-duel", [gamma.active_version, beta.active_version]))
+    made.append(create_match("splendor-duel", [v2, gamma.active_version], kind="challenge"))
+    now = timezone.now()
+    # ties: three matches created at the same moment, one created out of id order
+    Match.objects.filter(pk__in=[m.pk for m in made[2:5]]).update(created_at=now - timedelta(1))
+    Match.objects.filter(pk=made[7].pk).update(created_at=now - timedelta(2))
+    finished = [m.pk for m in made[::2]]
+    Match.objects.filter(pk__in=finished).update(status="finished", finished_at=now)
+    Match.objects.filter(pk=made[0].pk).update(finished_at=now - timedelta(3))
+
+    def expected(**only) -> list[int]:
+        mine = Match.objects.filter(seats__version__bot=alpha).filter(**only).distinct()
+        return [m.pk for m in sorted(mine, key=lambda m: (m.created_at, m.pk), reverse=True)]
+
+    def listed(query: str) -> list[int]:
+        response = client.get(f"/api/matches?bot={alpha.pk}&{query}")
+        assert response.status_code == 200, response.content
+        return [m["id"] for m in response.json()["results"]]
+
+    everything = expected()
+    assert len(everything) == 10 and listed("page_size=100") == everything
+    assert client.get(f"/api/matches?bot={alpha.pk}").json()["count"] == 10
+    walked, query = [], "page_size=3"
+    while True:
+        answer = client.get(f"/api/matches?bot={alpha.pk}&{query}").json()
+        walked += [m["id"] for m in answer["results"]]
+        if answer["next"] is None:
+            break
+        query = f"page_size=3&before={answer['next']}"
+    assert walked == everything
+    assert listed("page_size=4&page=2") == everything[4:8]
+    assert listed(f"page_size=2&page=2&before={everything[1]}") == everything[4:6]
+    assert listed("kind=challenge") == expected(kind="challenge")
+    assert listed("status=finished") == expected(status="finished")
+    assert listed("game=edel-stein-reich") == []
+    since = (now - timedelta(hours=1)).isoformat().replace("+00:00", "Z")
+    assert listed(f"finished_after={since}") == expected(finished_at__gte=now - timedelta(hours=1))
+    csv = client.get(f"/api/matches.csv?bot={alpha.pk}")
+    rows = b"".join(csv.streaming_content).decode().splitlines()[1:]
+    in_csv = list(dict.fromkeys(int(row.split(",")[0]) for row in rows))
+    assert in_csv == expected(status="finished")
