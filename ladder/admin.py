@@ -13,7 +13,7 @@ from django.utils import timezone
 from ladder import admin_matches  # noqa: F401 (registers the match and seat admins)
 from ladder.admin_filters import BotGameFilter, EstimatedCountPaginator, GameFilter, ReadOnlyAdmin
 from ladder.admin_users import KeepsResults  # and the user admin (deactivating a user)
-from ladder.bots import name_taken
+from ladder.bots import name_taken, rename_bot
 from ladder.game_options import clean_ladder_options
 from ladder.models import (
     ApiToken,
@@ -204,10 +204,10 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         if change:
             fields = list(form.changed_data)
             if "name" in fields:
-                # the new name passed the look-alike check (`clean_name`), so
-                # the database's constraint holds it too
-                obj.kept_look_alike = False
-                fields.append("kept_look_alike")
+                # held to the look-alike rule by the database's constraint too;
+                # NameTakenError if a look-alike was stored since `clean_name`
+                rename_bot(obj, obj.name)
+                fields.remove("name")
             if fields:
                 obj.save(update_fields=fields)
             if "enabled" in form.changed_data and not obj.enabled:

@@ -1,6 +1,13 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_delete
 
 
 class LadderConfig(AppConfig):
     name = "ladder"
     verbose_name = "Gem Arena ladder"
+
+    def ready(self) -> None:
+        from ladder import bots
+
+        # a deleted bot may have held its look-alike set in the database's constraint
+        post_delete.connect(bots.bot_deleted, sender=bots.Bot, dispatch_uid="ladder.bot_deleted")

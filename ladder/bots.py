@@ -111,6 +111,52 @@ def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) 
     return f"a {game} bot named {other.name!r} exists already; pick another name"
 
 
+def anchor_look_alikes(game: str, name: str) -> None:
+    """Call in the transaction where a bot named `name` left its look-alike
+    set (deleted, or renamed to another key). The database's constraint holds
+    one bot of each set, and only that one's row makes it refuse a new
+    look-alike; when it was the one that left and bots kept by migration 0011
+    or 0013 remain, the oldest of them takes its place (unmarked), so that two
+    uploads at the same moment still cannot both store a look-alike."""
+    same_key = look_alikes(Bot.objects.filter(game=game), name)
+    while not same_key.filter(kept_look_alike=False).exists():
+        oldest = same_key.order_by("pk").values_list("pk", flat=True).first()
+        if oldest is None:
+            return  # the set is gone
+        # 0 rows: that bot was deleted or renamed meanwhile (committed by
+        # another transaction, whose row lock this update waited for); look again
+        if Bot.objects.filter(pk=oldest, kept_look_alike=True).update(kept_look_alike=False):
+            return
+
+
+def bot_deleted(sender, instance: Bot, **kwargs) -> None:
+    """Django's post_delete of Bot (connected in `ladder.apps`): every delete
+    of the ORM, a user's bots removed with the user included, runs in the
+    delete's transaction."""
+    anchor_look_alikes(instance.game, instance.name)
+
+
+def rename_bot(bot: Bot, name: str) -> None:
+    """Give `bot` (staff, in the admin) a name held to the look-alike rule:
+    the bot leaves the set of kept look-alikes if it was in one, and the
+    constraint's next holder of its old set is chosen (`anchor_look_alikes`).
+    NameTakenError when the name or a look-alike is taken, also by a bot
+    stored since the caller's form looked; nothing is changed then."""
+    with transaction.atomic():
+        old = Bot.objects.select_for_update().get(pk=bot.pk)
+        taken = name_taken(old.game, name, exclude_pk=old.pk)
+        if taken:
+            raise NameTakenError(taken)
+        try:
+            with transaction.atomic():  # a savepoint: the caller's transaction stays usable
+                Bot.objects.filter(pk=old.pk).update(name=name, kept_look_alike=False)
+        except IntegrityError:  # a look-alike was stored since name_taken looked
+            taken = name_taken(old.game, name, exclude_pk=old.pk)
+            raise NameTakenError(taken or f"the name {name!r} was just taken") from None
+        anchor_look_alikes(old.game, old.name)
+    bot.name, bot.kept_look_alike = name, False
+
+
 def system_user():
     User = get_user_model()
     user, created = User.objects.get_or_create(

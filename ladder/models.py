@@ -252,7 +252,9 @@ class Bot(models.Model):
     is_builtin = models.BooleanField(default=False)
     #: the name looked like an older bot's when migration 0011 made look-alikes
     #: unique; kept as it was (it is in links and owners' scripts), and outside
-    #: the database's look-alike constraint until it is renamed
+    #: the database's look-alike constraint until it is renamed, or until the
+    #: set's unmarked bot goes and the oldest kept one takes its place
+    #: (`ladder.bots.anchor_look_alikes`)
     kept_look_alike = models.BooleanField(
         default=False,
         help_text="Its name looks like an older bot's of the game (0 for o, 1 for l, ...) "
@@ -266,8 +268,8 @@ class Bot(models.Model):
             models.UniqueConstraint(fields=["game", "name"], name="bot_name_per_game"),
             # look-alikes too, so that two uploads at the same moment cannot both
             # pass `ladder.bots.name_taken`; the names kept by migration 0011
-            # stay outside (the older bot of each set is inside, so no new
-            # name can join the set)
+            # stay outside (one bot of each set is inside, so no new name can
+            # join the set; `ladder.bots.anchor_look_alikes` keeps it so)
             models.UniqueConstraint(
                 "game",
                 BOT_NAME_KEY,

@@ -13,7 +13,14 @@ from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
 from ladder import bots as bot_service
-from ladder.bots import NameTakenError, UploadError, create_bot, name_key
+from ladder.bots import (
+    NameTakenError,
+    UploadError,
+    create_bot,
+    delete_empty_bot,
+    name_key,
+    rename_bot,
+)
 from ladder.models import Bot
 
 GAME = "splendor-duel"
@@ -136,6 +143,86 @@ def test_a_look_alike_created_in_between_is_a_name_error(alice, bob, monkeypatch
         "a splendor-duel bot named 'race-b0t' exists already; pick another name"
     )
     assert looked == ["Race_Bot"]
+
+
+def kept_set(alice, bob) -> tuple[Bot, Bot, Bot]:
+    """A look-alike set as migration 0011 leaves it: the oldest bot under the
+    constraint, two later ones kept outside it."""
+    held = create_bot(alice, GAME, "ada-random")
+    kept = Bot.objects.create(owner=bob, game=GAME, name="ADA-rand0m", kept_look_alike=True)
+    later = Bot.objects.create(owner=bob, game=GAME, name="ada-randorn", kept_look_alike=True)
+    return held, kept, later
+
+
+def refused_by_the_database(owner, name: str) -> bool:
+    try:
+        with transaction.atomic():
+            Bot.objects.create(owner=owner, game=GAME, name=name)
+    except IntegrityError:
+        return True
+    return False
+
+
+def marks() -> dict[str, bool]:
+    return dict(Bot.objects.values_list("name", "kept_look_alike"))
+
+
+@pytest.mark.django_db
+def test_the_oldest_kept_look_alike_holds_the_set_when_the_held_bot_is_deleted(alice, bob):
+    """Only the unmarked bot of a set is under the constraint: once it is
+    deleted (a bot without uploads may be), the oldest kept one takes its
+    place, or two uploads at the same moment could both store a look-alike
+    that `name_taken` refuses one at a time."""
+    held, kept, later = kept_set(alice, bob)
+    delete_empty_bot(later)  # a kept bot leaves: the held one still holds
+    assert marks() == {"ada-random": False, "ADA-rand0m": True}
+    later = Bot.objects.create(owner=bob, game=GAME, name="ada-randorn", kept_look_alike=True)
+    delete_empty_bot(held)
+    assert marks() == {"ADA-rand0m": False, "ada-randorn": True}
+    assert refused_by_the_database(alice, "Ada_Random")
+    with pytest.raises(NameTakenError, match="named 'ADA-rand0m' exists already"):
+        create_bot(alice, GAME, "ada-random")
+    # the same through a cascade: the user deleted with their bots
+    bob.delete()
+    assert not Bot.objects.exists()
+    create_bot(alice, GAME, "ada-random")  # the whole set is gone: the name is free
+
+
+@pytest.mark.django_db
+def test_renaming_the_held_bot_hands_the_set_to_the_oldest_kept_one(alice, bob) -> None:
+    held, kept, later = kept_set(alice, bob)
+    rename_bot(later, "bobs-random")  # a kept bot leaves its set, unmarked
+    assert (later.name, later.kept_look_alike) == ("bobs-random", False)
+    assert marks() == {"ada-random": False, "ADA-rand0m": True, "bobs-random": False}
+    rename_bot(held, "alices-random")
+    assert marks() == {"alices-random": False, "ADA-rand0m": False, "bobs-random": False}
+    assert refused_by_the_database(alice, "ada-random")
+    assert refused_by_the_database(alice, "B0bs_Random")
+
+
+@pytest.mark.django_db
+def test_a_rename_that_loses_the_race_is_a_name_error(alice, bob, monkeypatch) -> None:
+    """A look-alike stored after the rename's check and before its write: the
+    database refuses the write, and the rename says which bot took the name,
+    with nothing changed and the caller's transaction usable."""
+    bot = create_bot(alice, GAME, "first-name")
+    calls = []
+
+    def stored_in_between(game, name, exclude_pk=None, owner=None):
+        calls.append(name)
+        if len(calls) == 1:  # another upload stores a look-alike right after this look
+            Bot.objects.create(owner=bob, game=game, name="new-narne")
+            return ""
+        return real_name_taken(game, name, exclude_pk, owner)
+
+    real_name_taken = bot_service.name_taken
+    monkeypatch.setattr(bot_service, "name_taken", stored_in_between)
+    with transaction.atomic():
+        with pytest.raises(NameTakenError, match="bot named 'new-narne' exists already"):
+            rename_bot(bot, "new-name")
+        assert Bot.objects.get(pk=bot.pk).name == "first-name"  # the transaction works
+    assert bot.name == "first-name"
+    assert calls == ["new-name", "new-name"]
 
 
 @contextmanager
@@ -271,6 +358,45 @@ def test_the_separator_migration_keeps_look_alikes_and_lists_them(capsys) -> Non
         with pytest.raises(IntegrityError), transaction.atomic():
             OldBot.objects.create(owner=mallory, game=GAME, name="DORA_greedy")
         OldBot.objects.create(owner=mallory, game=GAME, name="solo")  # 0011's key
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_hands_sets_that_lost_their_held_bot_to_the_oldest_kept(capsys) -> None:
+    """Before 0014 deleting the held bot of a set left only kept bots in it,
+    outside the constraint: 0014 unmarks the oldest of them, and only in
+    such sets."""
+    before = [("ladder", "0013_bot_look_alike_separators")]
+    after = [("ladder", "0014_bot_look_alike_orphans")]
+    with migrating() as to:
+        apps = to(before)
+        mallory = apps.get_model("auth", "User").objects.create(username="mallory")
+        OldBot = apps.get_model("ladder", "Bot")  # noqa: N806
+
+        def bot(name: str, kept: bool):
+            return OldBot.objects.create(owner=mallory, game=GAME, name=name, kept_look_alike=kept)
+
+        gone = bot("ada-random", False)
+        orphans = [bot("ADA-rand0m", True), bot("ada-randorn", True)]
+        held = [bot("dora-greedy", False), bot("d0ra-greedy", True)]
+        OldBot.objects.create(  # another game's set has its held bot
+            owner=mallory, game="edel-stein-reich", name="ada-random"
+        )
+        gone.delete()  # no signal for a migration's model: as before the fix
+        NewBot = to(after).get_model("ladder", "Bot")  # noqa: N806
+        unmarked = set(NewBot.objects.filter(kept_look_alike=False).values_list("name", "game"))
+        assert unmarked == {
+            ("ADA-rand0m", GAME),
+            ("dora-greedy", GAME),
+            ("ada-random", "edel-stein-reich"),
+        }
+        printed = capsys.readouterr().out
+        assert f"bot {orphans[0].pk} (splendor-duel) 'ADA-rand0m': the oldest" in printed
+        assert "'d0ra-greedy'" not in printed and f"bot {held[0].pk} " not in printed
+        with pytest.raises(IntegrityError), transaction.atomic():
+            NewBot.objects.create(owner_id=mallory.pk, game=GAME, name="ada_random")
+        to(before)  # and back: the rows satisfy 0013's constraint
+        with pytest.raises(IntegrityError), transaction.atomic():
+            OldBot.objects.create(owner=mallory, game=GAME, name="Ada-Random")
 
 
 @pytest.mark.django_db
