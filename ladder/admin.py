@@ -13,7 +13,7 @@ from django.utils import timezone
 from ladder import admin_matches  # noqa: F401 (registers the match and seat admins)
 from ladder.admin_filters import BotGameFilter, EstimatedCountPaginator, GameFilter, ReadOnlyAdmin
 from ladder.admin_users import KeepsResults  # and the user admin (deactivating a user)
-from ladder.bots import name_taken, rename_bot
+from ladder.bots import NameTakenError, name_taken, rename_bot
 from ladder.game_options import clean_ladder_options
 from ladder.models import (
     ApiToken,
@@ -123,6 +123,11 @@ class VersionInline(admin.TabularInline):
 
 
 class BotAdminForm(forms.ModelForm):
+    #: why the name was refused when it was saved, though it passed this
+    #: check (a look-alike was stored in between): `BotAdmin.changeform_view`
+    #: shows the form again with it
+    name_lost_race = ""
+
     class Meta:
         model = Bot
         fields = "__all__"
@@ -134,7 +139,9 @@ class BotAdminForm(forms.ModelForm):
             # unchanged: a name kept by migration 0011 looks like an older
             # bot's, and staff must still be able to edit the rest of its bot
             return name
-        taken = name_taken(self.instance.game, name, exclude_pk=self.instance.pk)
+        taken = self.name_lost_race or name_taken(
+            self.instance.game, name, exclude_pk=self.instance.pk
+        )
         if taken:
             raise forms.ValidationError(taken)
         return name
@@ -186,8 +193,21 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
         "consecutive_faults",
     )
 
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except NameTakenError as lost:
+            # The new name passed `clean_name`, then a look-alike was stored
+            # before the rename: the whole save was rolled back, and the same
+            # form comes back with what the operator typed and the name's error.
+            request.bot_name_lost_race = str(lost)
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
+        lost = getattr(request, "bot_name_lost_race", "")
+        if lost:
+            form = type(form.__name__, (form,), {"name_lost_race": lost})
         if "active_version" in form.base_fields:
             # only this bot's accepted versions can be made active
             form.base_fields["active_version"].queryset = BotVersion.objects.filter(

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from ladder import admin_matches
+from ladder import bots as bot_service
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import (
@@ -245,6 +246,41 @@ def test_a_kept_look_alike_can_be_edited_and_renamed_out_of_it(admin_client, ali
     assert response.status_code == 302, response.content.decode()[:2000]
     kept.refresh_from_db()
     assert (kept.name, kept.kept_look_alike) == ("bobs-f", False)
+
+
+def test_a_rename_that_loses_the_race_to_an_upload_is_a_form_error(
+    admin_client, alice, bob, monkeypatch
+) -> None:
+    """The new name passed the form's check, then an upload stored a
+    look-alike before the rename was written: the database refuses it, and
+    the operator gets the form back with the name's error and what they
+    typed, not a 500; nothing of the save is stored."""
+    bot = create_bot(alice, "splendor-duel", "adm-g")
+    page = admin_client.get(url(Bot, "change", bot.pk))
+    data = change_form_data(page) | {"name": "adm-h", "description": "renamed by staff"}
+    looks = []
+
+    def stored_in_between(game, name, exclude_pk=None, owner=None):
+        looks.append(name)
+        if len(looks) == 1:  # the upload commits right after the rename's own look
+            Bot.objects.create(owner=bob, game=game, name="ADRN_H")
+            return ""
+        return real_name_taken(game, name, exclude_pk, owner)
+
+    real_name_taken = bot_service.name_taken
+    monkeypatch.setattr(bot_service, "name_taken", stored_in_between)
+    response = admin_client.post(url(Bot, "change", bot.pk), data)
+    assert response.status_code == 200
+    form = response.context["adminform"].form
+    assert form.errors["name"] == [
+        "a splendor-duel bot named 'ADRN_H' exists already; pick another name"
+    ]
+    assert (form["name"].value(), form["description"].value()) == ("adm-h", "renamed by staff")
+    assert looks == ["adm-h", "adm-h"]  # the save's look, then the message's
+    bot.refresh_from_db()
+    assert (bot.name, bot.description) == ("adm-g", "")
+    # the upload ran in the admin's transaction here, so it went with the rollback
+    assert list(Bot.objects.values_list("name", flat=True)) == ["adm-g"]
 
 
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
