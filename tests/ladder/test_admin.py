@@ -283,6 +283,47 @@ def test_a_rename_that_loses_the_race_to_an_upload_is_a_form_error(
     assert list(Bot.objects.values_list("name", flat=True)) == ["adm-g"]
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_rename_racing_an_upload_in_another_transaction(admin_client, alice, bob, monkeypatch):
+    """The same race with the upload in a transaction of its own, committed
+    between the rename's look and its write: PostgreSQL's constraint refuses
+    the rename, whose form names the upload's bot; the upload stays."""
+    import threading
+
+    from django.db import connection
+
+    bot = create_bot(alice, "splendor-duel", "adm-i")
+    data = change_form_data(admin_client.get(url(Bot, "change", bot.pk)))
+    uploaded, looks = [], []
+
+    def upload() -> None:
+        try:
+            uploaded.append(create_bot(bob, "splendor-duel", "ADRN-J"))
+        finally:
+            connection.close()
+
+    def upload_in_between(game, name, exclude_pk=None, owner=None):
+        seen = real_name_taken(game, name, exclude_pk, owner)
+        looks.append(name)
+        if looks == ["adm-j"]:  # the rename's look: the upload commits right after it
+            other = threading.Thread(target=upload)
+            other.start()
+            other.join()
+        return seen
+
+    real_name_taken = bot_service.name_taken
+    monkeypatch.setattr(bot_service, "name_taken", upload_in_between)
+    response = admin_client.post(url(Bot, "change", bot.pk), data | {"name": "adm-j"})
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["name"] == [
+        "a splendor-duel bot named 'ADRN-J' exists already; pick another name"
+    ]
+    assert sorted(Bot.objects.values_list("name", flat=True)) == ["ADRN-J", "adm-i"]
+    assert [b.pk for b in uploaded] == [Bot.objects.get(name="ADRN-J").pk]
+    assert looks == ["adm-j", "ADRN-J", "adm-j"]  # the rename's, the upload's, the message's
+
+
 def test_rerun_and_cancel_matches(admin_client, finished_match, monkeypatch) -> None:
     sent = []
     monkeypatch.setattr(admin_matches, "enqueue", lambda mid, kind: sent.append(mid))
