@@ -21,6 +21,9 @@ from ladder.models import SeenBeat, WorkerHeartbeat
 
 log = logging.getLogger(__name__)
 
+#: what a public detail says in place of the raw error text kept for staff
+STAFF_SEE_WHY = "signed-in staff see why"
+
 #: what a database outage looks like (server down or restarting, connection lost)
 DATABASE_AWAY = (OperationalError, InterfaceError)
 #: how soon a client may try again while the database is away (Retry-After)
@@ -31,9 +34,11 @@ DATABASE_AWAY_RETRY_S = 30
 class Check:
     name: str
     ok: bool
+    #: for anyone: the state in words, without anything of the machines
     detail: str
     warning: bool = False  # ok, but something a user should know
-    #: for staff only: where a service is, the error text of its driver
+    #: for staff only: where a service is, the error text of its driver,
+    #: the workers' and beats' host names and pids, raw self-test output
     staff_detail: str = ""
 
     def as_json(self, staff: bool) -> dict:
@@ -105,8 +110,11 @@ def check_sandbox() -> tuple[Check, Check]:
     docker = Check(
         "Docker engine",
         not status.docker_problem,
-        status.docker_problem or "answers; bot image present",
+        f"not usable here; {STAFF_SEE_WHY}"
+        if status.docker_problem
+        else "answers; bot image present",
         warning=bool(status.docker_problem),
+        staff_detail=status.docker_problem,
     )
     if status.problem:
         # The web process has no Docker socket in production (only workers
@@ -122,11 +130,17 @@ def check_sandbox() -> tuple[Check, Check]:
                 f"{len(passing)} worker(s) pass their Docker self-test"
             )
             return (
-                Check("Sandbox", True, f"docker backend on the workers: {', '.join(passing)}"),
+                Check(
+                    "Sandbox",
+                    True,
+                    f"docker backend on the workers ({len(passing)} pass their Docker self-test)",
+                    staff_detail=", ".join(passing),
+                ),
                 # the raw connection error is for staff: it was cut mid-word here
                 Check("Docker engine", True, note, staff_detail=status.problem),
             )
-        return Check("Sandbox", False, f"{status.requested}: {status.problem}"), docker
+        detail = f"{status.requested}: cannot run bots here; {STAFF_SEE_WHY}"
+        return Check("Sandbox", False, detail, staff_detail=status.problem), docker
     if not status.safe_for_untrusted:
         detail = (
             f"{status.backend} backend (setting {status.requested}) — NOT SAFE for untrusted "
@@ -149,28 +163,29 @@ def check_workers() -> Check:
         f"{w.hostname} ({w.sandbox_backend or '?'}{self_test_note(w)})" for w in alive
     )
     if len(failing) == len(alive):
-        return Check("Workers", False, f"{len(alive)} alive, all failing their self-test: {names}")
+        detail = f"{len(alive)} alive, all failing their self-test"
+        return Check("Workers", False, detail, staff_detail=names)
     summary = f"{len(alive)} alive"
     if failing:
         summary += f", {len(failing)} refusing matches (self-test failing)"
-    return Check("Workers", True, f"{summary}: {names}", warning=bool(failing))
+    return Check("Workers", True, summary, warning=bool(failing), staff_detail=names)
 
 
 def check_beat() -> Check:
-    """Exactly one beat should run: a second one is named here (its chores
-    do nothing, ladder.beats). Seen through the chores it sends, so only
+    """Exactly one beat should run: a second one is named here, to staff
+    (its chores do nothing, ladder.beats). Seen through the chores it sends, so only
     while a worker or the housekeeper takes them."""
     pair = beats.two_beats()
     if pair:
-        detail = f"two beats are running: {pair[0]} and {pair[1]}; stop one"
-        return Check("Beat", True, detail, warning=True)
+        both = f"{pair[0]} and {pair[1]}"
+        return Check("Beat", True, "two beats are running; stop one", True, both)
     recent = SeenBeat.objects.filter(
         last_seen__gte=timezone.now() - timedelta(seconds=beats.BEAT_STALE_S)
     ).last()
     if recent is None:
         detail = f"none seen in the last {beats.BEAT_STALE_S} s (its chores were not taken)"
         return Check("Beat", True, detail, warning=True)
-    return Check("Beat", True, f"one: {recent.identity}")
+    return Check("Beat", True, "one running", staff_detail=recent.identity)
 
 
 def self_test_note(worker: WorkerHeartbeat) -> str:

@@ -40,7 +40,7 @@ def test_workers_row_follows_heartbeats(client: Client) -> None:
     data = client.get("/status/?format=json").json()
     workers = next(c for c in data["checks"] if c["name"] == "Workers")
     assert workers["ok"] is True
-    assert "worker@test" in workers["detail"]
+    assert workers["detail"] == "1 alive"
     database = next(c for c in data["checks"] if c["name"] == "Database")
     assert database["ok"] is True
 
@@ -57,6 +57,48 @@ def test_where_the_database_is_shown_to_staff_only(client: Client, settings) -> 
     data = client.get("/status/?format=json").json()
     database = next(c for c in data["checks"] if c["name"] == "Database")
     assert database["staff_detail"] == f"at {where}"
+
+
+@pytest.mark.django_db
+def test_hosts_pids_and_raw_errors_are_shown_to_staff_only(
+    client: Client, settings, monkeypatch
+) -> None:
+    """The page is public: anyone reads the state of each part, but the
+    workers' and the beat's host names, the beat's pid and the raw text of a
+    failing sandbox (paths, sockets) are for staff, in the page and its JSON."""
+    from ladder.models import SeenBeat
+
+    settings.SANDBOX_BACKEND = "process"  # fails, naming the path in its error text
+    monkeypatch.setenv("SANDBOX_PROCESS_PYTHON", "/opt/path-secret/python")
+    WorkerHeartbeat.beat("w7@node-secret", "docker")
+    WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="cannot start /opt/py")
+    WorkerHeartbeat.beat("w8@node-secret", "docker")
+    SeenBeat.saw("beat-secret pid 4242 started 2026-12-02 09:00:00 UTC")
+    internal = ("node-secret", "beat-secret", "4242", "/opt/py", "/opt/path-secret")
+    User = get_user_model()
+    ordinary = User.objects.create_user("ann", "ann@example.org", "pw")
+    staff = User.objects.create_user("op", "op@example.org", "pw", is_staff=True)
+    for who in (None, ordinary, staff):
+        client.logout()
+        if who is not None:
+            client.force_login(who)
+        data = client.get("/status/?format=json").json()
+        page = client.get("/status/").content.decode()
+        checks = {c["name"]: c for c in data["checks"]}
+        # the health summary is the same for everyone
+        assert checks["Workers"]["detail"] == "2 alive, 1 refusing matches (self-test failing)"
+        assert checks["Beat"]["detail"] == "one running"
+        assert checks["Sandbox"]["ok"] is False
+        assert checks["Sandbox"]["detail"].endswith("cannot run bots here; signed-in staff see why")
+        for text in internal:
+            shown = text in page or escape(text) in page
+            assert shown == (who is staff), (who, text)
+            assert (text in str(data)) == (who is staff), (who, text)
+    assert checks["Beat"]["staff_detail"] == "beat-secret pid 4242 started 2026-12-02 09:00:00 UTC"
+    assert (
+        "w7@node-secret (docker, SELF-TEST FAILING: cannot start /opt/py)"
+        in (checks["Workers"]["staff_detail"])
+    )
 
 
 @pytest.mark.django_db
