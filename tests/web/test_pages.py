@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from arena import replay_from_bytes
 from ladder.bots import create_bot
@@ -557,10 +558,36 @@ def test_queue_page(client: Client, ladder) -> None:
     WorkerHeartbeat.beat("worker-1@test", "process")
     WorkerHeartbeat.objects.update(self_test_ok=True)
     text = client.get("/queue/").content.decode()
-    assert "worker-1@test" in text and "passed" in text
+    assert "worker 1" in text and "passed" in text
     assert f'href="/matches/{first.pk}/"' in text
     assert "#1 in the queue" in text
     assert "≈" in text  # 3 matches finished in the last hour give an estimate
+
+
+def test_queue_page_names_hosts_to_staff_only(client: Client, ladder, django_user_model) -> None:
+    """As on /status/: anyone sees how many workers there are and whether
+    they pass their self-test; host names and raw self-test errors (paths)
+    are for staff."""
+    a, b, _ = ladder
+    from ladder.matches import create_match
+
+    running = create_match("splendor-duel", [a.active_version, b.active_version])
+    Match.objects.filter(pk=running.pk).update(
+        status=Match.Status.RUNNING, worker="w2@host-secret", started_at=timezone.now()
+    )
+    WorkerHeartbeat.beat("w1@host-secret", "process")
+    WorkerHeartbeat.objects.update(self_test_ok=False, self_test_detail="cannot start /opt/py")
+    ordinary = django_user_model.objects.create_user("ann", "ann@example.org", "pw")
+    staff = django_user_model.objects.create_user("op", "op@example.org", "pw", is_staff=True)
+    for who in (None, ordinary, staff):
+        client.logout()
+        if who is not None:
+            client.force_login(who)
+        text = client.get("/queue/").content.decode()
+        assert "failed" in text and f'href="/matches/{running.pk}/"' in text
+        for internal in ("w1@host-secret", "w2@host-secret", "/opt/py"):
+            assert (internal in text) == (who is staff), (who, internal)
+        assert ("worker 1" in text) == (who is not staff)
 
 
 def test_queue_page_puts_validation_first_and_challenges_in_turn(
