@@ -188,6 +188,49 @@ def test_the_oldest_kept_look_alike_holds_the_set_when_the_held_bot_is_deleted(a
     create_bot(alice, GAME, "ada-random")  # the whole set is gone: the name is free
 
 
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_racing_the_held_bots_deletion_is_refused(alice, bob) -> None:
+    """The race itself: an upload that passed `name_taken` stores a
+    look-alike while the held bot's deletion is not yet committed. Its
+    insert waits for the deletion; once that commits, the oldest kept bot
+    holds the set in the constraint, which refuses the insert (before, it
+    went through)."""
+    import threading
+    import time
+
+    held, kept, later = kept_set(alice, bob)
+    backend, outcome = [], []
+
+    def upload() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                backend.append(cursor.fetchone()[0])
+            with transaction.atomic():
+                Bot.objects.create(owner=alice, game=GAME, name="Ada_Random")
+            outcome.append("stored")
+        except IntegrityError:
+            outcome.append("refused")
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        delete_empty_bot(held)
+        other = threading.Thread(target=upload)
+        other.start()
+        waiting = False
+        while not (waiting or outcome):  # until the insert waits for this transaction
+            time.sleep(0.01)
+            if backend:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1 FROM pg_locks WHERE pid = %s AND NOT granted", backend)
+                    waiting = cursor.fetchone() is not None
+    other.join()
+    assert waiting and outcome == ["refused"]
+    assert marks() == {"ADA-rand0m": False, "ada-randorn": True}
+
+
 @pytest.mark.django_db
 def test_renaming_the_held_bot_hands_the_set_to_the_oldest_kept_one(alice, bob) -> None:
     held, kept, later = kept_set(alice, bob)
