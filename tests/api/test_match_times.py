@@ -224,6 +224,11 @@ def test_time_filters_read_an_index() -> None:
         page = since[:51].explain()
         count = since.order_by().values("pk")[:10_001].explain()
         cursor.execute("SET LOCAL enable_bitmapscan = off")
+        # On a table this small the planner's pick between the two indexes
+        # follows whatever statistics earlier tests left behind; without the
+        # finished_at index (dropped inside the test's transaction, so rolled
+        # back) the plan shows whether created_at is bounded at all.
+        cursor.execute("DROP INDEX match_finished_at")
         older = until[:51].explain()
     assert "Index" in page and "Seq Scan" not in page, page
     assert "match_finished_at" in count and "Seq Scan" not in count, count
