@@ -12,9 +12,14 @@ runs none of it) and writes one JSON line: its verdict.
     {"verdict": "nesting"}     the parser's own depth limits (RecursionError,
                                or a MemoryError far below the memory limit)
     {"verdict": "memory"}      a MemoryError near the memory limit
+    {"verdict": "crash", "error": "SystemError: ..."}
+                               any other exception of the compiler
 
+Before it compiles it writes the line `compiling` (COMPILING), so that the
+parent can tell a child the source crashed (a C stack overflow in the
+compiler: SIGSEGV after that line) from one that died before it got there.
 A child that runs out of CPU time is killed by SIGXCPU (RLIMIT_CPU; SIGKILL a
-second later) and writes nothing. The parent also kills one that has no
+second later) and writes no verdict. The parent also kills one that has no
 verdict after twice that of wall-clock time (a starved child: the server's fault).
 """
 
@@ -25,6 +30,8 @@ import resource
 import sys
 
 MIB = 1 << 20
+#: the line written before the compile starts
+COMPILING = "compiling"
 
 
 def limit(seconds: int, mib: int) -> None:
@@ -65,6 +72,8 @@ def verdict(source: bytes, mib: int) -> dict:
         if peak_bytes() >= mib * MIB // 2:
             return {"verdict": "memory"}
         return {"verdict": "nesting"}
+    except Exception as exc:  # a bug of the compiler that this source finds
+        return {"verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
     return {"verdict": "ok"}
 
 
@@ -72,6 +81,8 @@ def main(argv: list[str]) -> int:
     seconds, mib = int(argv[1]), int(argv[2])
     limit(seconds, mib)
     source = sys.stdin.buffer.read()
+    sys.stdout.write(COMPILING + "\n")
+    sys.stdout.flush()
     sys.stdout.write(json.dumps(verdict(source, mib)) + "\n")
     sys.stdout.flush()
     return 0

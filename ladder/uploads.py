@@ -25,11 +25,17 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
+from ladder.compile_check import COMPILING
+
 #: Longest file or folder name Linux filesystems take, and longest path inside a bot (bytes).
 NAME_MAX_BYTES = 255
 PATH_MAX_BYTES = 1024
 #: the child that compiles main.py (stdlib only: it never loads Django)
 COMPILE_CHECK = Path(__file__).with_name("compile_check.py")
+#: signals of a child that crashed (not one that was stopped or ran out of CPU time)
+CRASH_SIGNALS = frozenset(
+    {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
+)
 #: how long an upload waits for one of its web process's check slots
 #: (UPLOAD_CHECK_CONCURRENCY) before it is answered "busy": short, as a
 #: waiting upload holds one of the process's threads that pages need
@@ -247,6 +253,12 @@ def _check_main(source: bytes, shown: str) -> None:
         raise UploadError(
             f"{shown} needs more than {settings.UPLOAD_CHECK_MEMORY_MIB} MiB to check"
         )
+    if kind == "crash":  # a bug of Python's that this file finds: refused and counted
+        logger.warning("upload check: the compiler crashed on %s: %s", shown, found["error"])
+        raise UploadError(
+            f"{shown} cannot be compiled: it crashes Python's compiler ({found['error']}); "
+            "simplify its deepest nesting or longest expression"
+        )
     logger.error("upload check: unknown verdict %r", found)
     raise CheckUnavailable(NOT_CHECKED)
 
@@ -272,9 +284,11 @@ def _compile_in_child(source: bytes, shown: str) -> dict:
     seconds and grew it by hundreds of MiB for good (found by a load test).
 
     UploadError when the file takes more than UPLOAD_CHECK_SECONDS of CPU
-    time; CheckUnavailable (the server's fault, nothing counted) when every
-    check slot of this process stays busy, the child cannot be started, is
-    starved of CPU or gives no verdict."""
+    time; the verdict "crash" when the child died of a crash signal while
+    compiling it; CheckUnavailable (the server's fault, nothing counted) when
+    every check slot of this process stays busy, the child cannot be started,
+    is starved of CPU or gives no verdict otherwise (it died before compiling,
+    was stopped by another signal)."""
     seconds = settings.UPLOAD_CHECK_SECONDS
     mib = settings.UPLOAD_CHECK_MEMORY_MIB
     slots = _check_slots()
@@ -316,14 +330,19 @@ def _run_child(source: bytes, shown: str, seconds: int, mib: int) -> dict:
         raise
     if child.returncode in (-signal.SIGXCPU, -signal.SIGKILL):  # RLIMIT_CPU
         raise UploadError(f"{shown} took longer than {seconds} s to check")
+    lines = out.decode("utf-8", "replace").splitlines()
     try:
-        found = json.loads(out.decode("utf-8").splitlines()[-1])
+        found = json.loads(lines[-1])
     except (ValueError, IndexError):
         found = None
     if isinstance(found, dict) and child.returncode == 0:
         return found
     if b"MemoryError" in err:  # ran out before it could say so
         return {"verdict": "memory"}
+    if COMPILING in lines and -child.returncode in CRASH_SIGNALS:
+        # died compiling this source (the compiler overflowed its C stack):
+        # the file's doing, refused and counted like any other refusal
+        return {"verdict": "crash", "error": signal.Signals(-child.returncode).name}
     tail = err.decode("utf-8", "replace")[-500:]
     logger.error("upload check: exit status %s, no verdict: %s", child.returncode, tail)
     raise CheckUnavailable(NOT_CHECKED)

@@ -400,6 +400,32 @@ def test_a_file_over_the_check_limits_is_refused_and_counted(as_alice, alice, se
     assert RefusedUpload.objects.filter(owner=alice).count() == 1
 
 
+def test_a_file_that_crashes_the_compiler_is_refused_and_counted(
+    as_alice, alice, media_dir, monkeypatch, settings, tmp_path
+) -> None:
+    """A check child that dies of SIGSEGV while compiling the file (a C stack
+    overflow in Python's compiler) was a 503 that counted nothing, however
+    often the same file was sent. Now a 422 like any refused file, counted
+    towards the hourly limit, and nothing stored."""
+    from ladder import uploads
+    from tests.ladder.test_upload_check import crashing_check
+
+    settings.MAX_UPLOADS_PER_HOUR = 3
+    bot = ready_bot(alice, "crasher")
+    before = stored_files(media_dir)
+    segfault = crashing_check(tmp_path, "os.kill(os.getpid(), signal.SIGSEGV)")
+    monkeypatch.setattr(uploads, "COMPILE_CHECK", segfault)
+    for n in range(2):
+        response = upload(as_alice, bot.pk, "deep.py", RANDOM_BOT + f"# {n}\n".encode())
+        error = assert_error(response, 422, "upload_rejected", "file")
+        assert error["message"].startswith("deep.py cannot be compiled: it crashes Python's")
+    assert RefusedUpload.objects.filter(owner=alice).count() == 2
+    assert list(bot.versions.values_list("number", flat=True)) == [1]
+    assert stored_files(media_dir) == before
+    error = assert_error(upload(as_alice, bot.pk, "deep.py", RANDOM_BOT), 429, "rate_limited")
+    assert "2 refused by the checks or still being checked" in error["message"]
+
+
 def test_the_owner_takes_a_bot_off_the_ladder_and_puts_it_back(
     as_alice, as_bob, client, alice
 ) -> None:

@@ -146,3 +146,54 @@ def test_a_starved_check_is_the_servers_fault(settings, monkeypatch, tmp_path) -
     with pytest.raises(CheckUnavailable) as caught:
         check_upload("bot.py", b"x = 1\n")
     assert str(caught.value) == uploads.BUSY
+
+
+def crashing_check(tmp_path, crash: str, before_compiling: bool = False):
+    """The real check child, with a compiler that crashes the way `crash`
+    says: no source known here crashes this Python's compiler, but one that
+    overflows its C stack dies of SIGSEGV mid-compile."""
+    child = tmp_path / "crashing_check.py"
+    child.write_text(
+        "import builtins, os, signal, sys\n"
+        f"sys.path.insert(0, {str(uploads.COMPILE_CHECK.parent)!r})\n"
+        "import compile_check\n"
+        "def crash(*args, **kwargs):\n"
+        f"    {crash}\n"
+        "builtins.compile = crash\n"
+        + ("os.kill(os.getpid(), signal.SIGSEGV)\n" if before_compiling else "")
+        + "sys.exit(compile_check.main(sys.argv))\n"
+    )
+    return child
+
+
+@pytest.mark.parametrize(
+    ("crash", "why"),
+    [
+        ("os.kill(os.getpid(), signal.SIGSEGV)", "SIGSEGV"),
+        ("os.abort()", "SIGABRT"),
+        ("raise SystemError('unexpected node')", "SystemError: unexpected node"),
+    ],
+)
+def test_a_file_that_crashes_the_compiler_is_refused(
+    monkeypatch, tmp_path, caplog, crash, why
+) -> None:
+    """The file's doing, like a file over the limits: refused with a reason
+    (before, a 503 "try again later" that counted nothing, so the same file
+    could be sent again and again without limit)."""
+    monkeypatch.setattr(uploads, "COMPILE_CHECK", crashing_check(tmp_path, crash))
+    with pytest.raises(UploadError) as caught:
+        check_upload("deep.py", b"x = 1\n")
+    assert str(caught.value) == (
+        f"deep.py cannot be compiled: it crashes Python's compiler ({why}); "
+        "simplify its deepest nesting or longest expression"
+    )
+    assert f"the compiler crashed on deep.py: {why}" in caplog.text
+
+
+def test_a_child_that_dies_before_compiling_is_the_servers_fault(monkeypatch, tmp_path) -> None:
+    """Not the file's doing: it had not been compiled yet."""
+    child = crashing_check(tmp_path, "pass", before_compiling=True)
+    monkeypatch.setattr(uploads, "COMPILE_CHECK", child)
+    with pytest.raises(CheckUnavailable) as caught:
+        check_upload("bot.py", b"x = 1\n")
+    assert str(caught.value) == uploads.NOT_CHECKED
