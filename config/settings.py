@@ -184,9 +184,6 @@ CELERY_TASK_QUEUES = tuple(
 #: send time like every queue (ladder.matches.route_task)
 CELERY_TASK_ROUTES = ("ladder.matches.route_task",)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-#: Celery's own scheduler, whose messages name the beat that sent them: a
-#: second beat is shown on /status/ and its chores do nothing (ladder.beats)
-CELERY_BEAT_SCHEDULER = "ladder.beats:Scheduler"
 CELERY_BEAT_SCHEDULE = {
     "worker-heartbeat": {"task": "ladder.tasks.heartbeat", "schedule": 20.0},
     "fill-queue": {"task": "ladder.tasks.fill_queue", "schedule": 10.0},

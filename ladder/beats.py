@@ -2,14 +2,22 @@
 
 Celery beat has no lock of its own: a second beat (a unit enabled on two
 hosts, a compose service scaled to two) sends every chore twice. Each beat
-therefore has an identity (host, pid, start time) that its scheduler
-(`Scheduler`, `CELERY_BEAT_SCHEDULER`) puts in a header of every message it
-sends. The chores that must run once per interval (`fill_queue`,
-`refit_ratings`, `prune_records`, `reap_stale_matches`) call `chore_due` first, which records the beat as seen (`SeenBeat`, read by
-/status/) and claims the tick with a conditional update on the chore's
-`ChoreRun` row: a tick of another beat within the interval does nothing and
-logs why. The database is the one place both the embedded default (SQLite,
-filesystem broker) and a production stack share, so the guard lives there.
+therefore has an identity (host, pid, start time) that it puts in a header
+of every message it sends: Celery's `beat_init` signal, which every beat
+sends when it starts whatever its scheduler (`--scheduler`,
+`CELERY_BEAT_SCHEDULER`), names the process a beat, and `before_task_publish`
+adds the header to each message it publishes. The chores that must run once
+per interval (`fill_queue`, `refit_ratings`, `prune_records`,
+`reap_stale_matches`) call `chore_due` first, which records the beat as seen
+(`SeenBeat`, read by /status/) and claims the tick with a conditional update
+on the chore's `ChoreRun` row: a tick of another beat within the interval
+does nothing and logs why. The database is the one place both the embedded
+default (SQLite, filesystem broker) and a production stack share, so the
+guard lives there.
+
+The signals are connected when this module is imported, which every beat
+does before it starts: it imports the task modules (`ladder.tasks` imports
+this one) before `beat_init`.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import os
 import socket
 from datetime import UTC, datetime, timedelta
 
-from celery.beat import PersistentScheduler, ScheduleEntry
+from celery.signals import beat_init, before_task_publish
 from django.conf import settings
 
 log = logging.getLogger(__name__)
@@ -33,27 +41,29 @@ BEAT_STALE_S = 90
 #: this are a restart, not two beats
 OVERLAP_MARGIN_S = 30
 
+#: this process's identity once it started as a beat (None: not a beat)
+this_beat: str | None = None
+
 
 def identity(started: datetime | None = None) -> str:
     started = started or datetime.now(UTC)
     return f"{socket.gethostname()} pid {os.getpid()} started {started:%Y-%m-%d %H:%M:%S} UTC"
 
 
-class Scheduler(PersistentScheduler):
-    """Celery's scheduler (the schedule file as before), whose messages name
-    the beat that sent them."""
+@beat_init.connect
+def name_this_beat(sender=None, **kwargs) -> None:
+    """This process is a beat from now on (also one embedded in a worker, `-B`)."""
+    global this_beat
+    this_beat = identity()
+    log.info("beat %s", this_beat)
 
-    def __init__(self, *args, **kwargs) -> None:
-        self.identity = identity()
-        super().__init__(*args, **kwargs)
-        log.info("beat %s", self.identity)
 
-    def apply_async(self, entry: ScheduleEntry, producer=None, advance: bool = True, **kwargs):
-        entry = self.reserve(entry) if advance else entry
-        # a copy: the header is not stored in the schedule file
-        headers = {**entry.options.get("headers", {}), HEADER: self.identity}
-        signed = entry.__class__(**dict(entry, options={**entry.options, "headers": headers}))
-        return super().apply_async(signed, producer, advance=False, **kwargs)
+@before_task_publish.connect
+def sign_message(sender=None, headers=None, **kwargs) -> None:
+    """A beat's messages name it (the `headers` dict is the one published).
+    Set at send time, never stored in a schedule: a restarted beat is a new one."""
+    if this_beat is not None and headers is not None:
+        headers[HEADER] = this_beat
 
 
 def interval_s(task_name: str) -> float | None:

@@ -3,9 +3,16 @@ beat, or one restarted after a crash, goes on as before."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
@@ -122,21 +129,65 @@ def test_a_chore_sent_by_hand_always_runs() -> None:
     assert prune_records.apply().get() != {}
 
 
-def test_the_scheduler_names_its_beat_in_every_message(tmp_path) -> None:
-    from celery.beat import ScheduleEntry
+#: a scheduler that is not ours (as `celery beat --scheduler` may name any):
+#: every entry due at the first tick, so the test waits for no interval
+OTHER_SCHEDULER = """
+from datetime import timedelta
 
-    from config.celery import app
+from celery.beat import Scheduler
 
-    sent = []
-    scheduler = beats.Scheduler(app, schedule_filename=str(tmp_path / "schedule"))
+
+class AtOnce(Scheduler):
+    def setup_schedule(self):
+        super().setup_schedule()
+        for entry in self.schedule.values():
+            entry.last_run_at -= timedelta(hours=2)
+"""
+
+
+def beat_messages(var: Path, wanted: int, timeout_s: float = 60) -> list[dict]:
+    """The messages a beat wrote to the filesystem broker under `var`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = [json.loads(p.read_text()) for p in (var / "broker" / "queue").glob("*.msg")]
+        if len(found) >= wanted:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"the beat sent {len(found)} of {wanted} messages in {timeout_s} s")
+
+
+def test_a_beat_with_another_scheduler_names_itself_in_every_message(tmp_path) -> None:
+    """The identity came from our scheduler class: `celery beat --scheduler
+    <another>` sent chores without it, which then ran unguarded (a second beat
+    of that kind was neither shown nor stopped). Every beat names itself now."""
+    (tmp_path / "other_scheduler.py").write_text(OTHER_SCHEDULER)
+    var = tmp_path / "var"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update(
+        GEMARENA_VAR_DIR=str(var),  # the filesystem broker: messages are files there
+        GEMARENA_QUEUE="beat-test",
+        PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(beats.__file__).parents[1])]),
+    )
+    command = [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "WARNING"]
+    command += ["--scheduler", "other_scheduler:AtOnce", "--schedule", str(tmp_path / "sched")]
+    beat = subprocess.Popen(command, env=env, cwd=tmp_path, stderr=subprocess.PIPE)
     try:
-        scheduler.send_task = lambda *args, **kwargs: sent.append(kwargs)  # noqa: ARG005
-        entry = ScheduleEntry(name="x", task="not.a.registered.task", schedule=10.0, app=app)
-        scheduler.schedule["x"] = entry
-        scheduler.apply_async(entry)
-        assert sent[0]["headers"] == {beats.HEADER: scheduler.identity}
-        # not stored in the schedule file (a restarted beat is a new one)
-        assert "headers" not in scheduler.schedule["x"].options
+        sent = beat_messages(var, wanted=len(settings.CELERY_BEAT_SCHEDULE))
     finally:
-        scheduler.close()
-    assert scheduler.identity.startswith(beats.identity().split(" started")[0])
+        beat.terminate()
+        _, err = beat.communicate(timeout=30)
+    assert {m["headers"]["task"] for m in sent} == {
+        entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
+    }, err.decode()
+    names = {m["headers"].get(beats.HEADER) for m in sent}
+    assert len(names) == 1 and f" pid {beat.pid} started " in names.pop()
+
+
+def test_a_process_that_is_not_a_beat_sends_no_identity(monkeypatch) -> None:
+    """A chore sent by hand (a shell, the web) always runs: it names no beat."""
+    headers = {"task": "ladder.tasks.fill_queue"}
+    beats.sign_message(sender="ladder.tasks.fill_queue", headers=headers)
+    assert beats.HEADER not in headers
+    monkeypatch.setattr(beats, "this_beat", FIRST)
+    beats.sign_message(sender="ladder.tasks.fill_queue", headers=headers)
+    assert headers[beats.HEADER] == FIRST
