@@ -80,7 +80,11 @@ class Phase:
 # --- the workers -----------------------------------------------------------------
 
 
-def start_workers(count: int, env: dict[str, str], args) -> list[subprocess.Popen]:
+def start_workers(
+    count: int, env: dict[str, str], args, extra: list[str] | None = None
+) -> list[subprocess.Popen]:
+    """`count` Celery workers (pool and concurrency of `args`), `extra` added
+    to each command line; each logs to a file next to the media folder."""
     from ladder.matches import worker_queues
 
     procs = []
@@ -105,6 +109,7 @@ def start_workers(count: int, env: dict[str, str], args) -> list[subprocess.Pope
             f"load{n}-{os.getpid()}@%h",
             "--loglevel",
             "WARNING",
+            *(extra or []),
         ]
         log = open(Path(env["GEMARENA_MEDIA_DIR"]).parent / f"worker-{count}-{n}.log", "wb")
         procs.append(

@@ -48,6 +48,7 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "python -m ladder.ratings.bench": ([*PY, "-m", "ladder.ratings.bench"], ["docs/ratings.md"]),
     "python -m ladder.loadtest": ([*PY, "-m", "ladder.loadtest"], ["docs/scale.md"]),
+    "python -m ladder.membench": ([*PY, "-m", "ladder.membench"], ["docs/scale.md"]),
     "python -m ladder.bench": ([*PY, "-m", "ladder.bench"], ["docs/web.md"]),
     "manage.py recompute_ratings": ([*PY, "manage.py", "recompute_ratings"], ["docs/ratings.md"]),
 }
