@@ -1,6 +1,7 @@
 """The replay viewer's "View as" control and its letters' size
 (docs/replay-viewer.md): a seat's view shows what that seat could observe
-and nothing another seat kept hidden; every letter is 12 px at least.
+and nothing another seat kept hidden; every letter is 12 px at least, and
+the bigger letters leave no owned card covered by the next in its stack.
 
 The matches are recorded from scripted replays (tests/arena/playout.py), so
 a blind reservation and a secret choice happen at known steps.
@@ -14,7 +15,14 @@ import pytest
 
 from ladder.models import Match
 from tests.arena.playout import scripted_replay
-from tests.browser.conftest import Browser, Page, expect, horizontal_overflow, shoot
+from tests.browser.conftest import (
+    SCREENSHOTS,
+    Browser,
+    Page,
+    expect,
+    horizontal_overflow,
+    shoot,
+)
 from tests.browser.test_match_page import ESR, SD, builtin_lineup
 from tests.browser.test_replay_a11y import live_match_with_steps
 from tests.web.conftest import recorded
@@ -167,3 +175,50 @@ def test_every_letter_of_the_viewer_is_12_px_at_least(browser: Browser, process_
                 assert horizontal_overflow(page) == 0, (match.game, 360)
                 phone.set_viewport_size({"width": 390, "height": 844})
             shoot(page, f"replay-letters-{match.game}-{label}")
+
+
+#: each owned card in a stack whose own drawing (points, crowns, bonus, ×N) is
+#: covered by the next card of the stack or cut off by its own edge
+COVERED_IN_STACKS = """() => {
+    const out = [];
+    const apart = (a, b) => a.right <= b.left + .5 || b.right <= a.left + .5
+        || a.bottom <= b.top + .5 || b.bottom <= a.top + .5;
+    for (const card of document.querySelectorAll("#replay-board .sd-stack-cards > .sd-card")) {
+        const box = card.getBoundingClientRect();
+        const next = card.nextElementSibling;
+        for (const part of card.querySelectorAll(".sd-card-top > *")) {
+            const r = part.getBoundingClientRect();
+            if (!r.width) continue;
+            const what = card.dataset.card + " " + part.className;
+            if (next && !apart(r, next.getBoundingClientRect())) out.push(what + " under the next card");
+            if (r.bottom > box.bottom + .5 || r.right > box.right + .5) out.push(what + " cut off");
+        }
+    }
+    return out;
+}"""
+
+
+def test_owned_cards_in_a_stack_show_their_crowns_and_bonus(
+    browser: Browser, process_sandbox
+) -> None:
+    """A small owned card with a crown pushes its bonus to a second line
+    (since the letters are 12 px): the next card of the stack covered it. Now
+    each card's points, crowns and bonus stay in sight, on a desktop and on
+    phones (390 and 360 px)."""
+    replay = scripted_replay(SD, 2, 1)
+    match = recorded(builtin_lineup(SD, SD_NAMES), replay)
+    phone = browser.phone()
+    for page, label in ((browser.page, "desktop"), (phone, "phone")):
+        page.goto(f"/matches/{match.pk}/#step={match.steps}")
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(match.steps))
+        # the case that was covered: a crowned card with another card on it
+        crowned = page.locator(".sd-stack-cards > .sd-card:has(.sd-crowns):not(:last-child)")
+        assert crowned.count() >= 2, label
+        widths = [None, 360] if page is phone else [None]
+        for width in widths:
+            if width:
+                page.set_viewport_size({"width": width, "height": 740})
+            assert page.evaluate(COVERED_IN_STACKS) == [], (label, width)
+            assert horizontal_overflow(page) == 0, (label, width)
+            name = f"replay-owned-stacks-{label}{width or ''}.png"
+            page.locator(".sd-players").screenshot(path=str(SCREENSHOTS / name))
