@@ -269,8 +269,14 @@ class LiveRecorder:
         data = {k: step.get(k) for k in keys}
         if step.get("secret"):
             # a secret choice (revealed later by the game, in the view): watchers
-            # see that the seat chose, not what; the replay keeps the action
-            data.update(action=None, description=secret_description(step["seat"]))
+            # see that the seat chose, not what; the replay keeps the action.
+            # `secret_action` stays in the row, never sent as it is: the seat
+            # views of a running match (ladder/views_replay.py) re-simulate with it.
+            data.update(
+                action=None,
+                description=secret_description(step["seat"]),
+                secret_action=step["action"],
+            )
         self.pending.append(LiveStep(match_id=self.match_id, step=step["step"], data=data))
         if time.monotonic() - self.last_flush >= self.FLUSH_EVERY_S:
             self.flush()

@@ -10,8 +10,13 @@
 - `live.json?after=N`: a running match, from the LiveStep rows the worker
   writes while it plays; frames numbered like frames.json (frame k is the
   position after k steps). Once the match is over it says where the replay is.
+  `&seat=N`: as seat N sees it, only for the owner of seat N's bot and staff
+  (anyone else would learn what the seat holds): the position is re-simulated
+  from the seed and the rows' actions (a secret choice's from its private
+  `secret_action`), and each frame's view is the engine's `observation(N)`.
 
-Access is public like the match pages; only the notes are private.
+Access is public like the match pages; only the notes and a running match's
+seat views are private.
 """
 
 from __future__ import annotations
@@ -183,6 +188,19 @@ def _missing(match_id: int) -> JsonResponse:
     return JsonResponse({"error": f"there is no match {match_id}"}, status=404)
 
 
+def _seat_param(request: HttpRequest, match: Match) -> int | None | str:
+    """`?seat=N` as a seat number, None when absent, or the error message."""
+    text = request.GET.get("seat", "")
+    if text == "":
+        return None
+    if not (text.isascii() and text.isdigit() and int(text) < match.seat_count):
+        return (
+            f"seat must be a seat number 0..{match.seat_count - 1} "
+            "(leave it out for everyone's view)"
+        )
+    return int(text)
+
+
 def _head(match: Match) -> dict[str, Any]:
     return {
         "match": match.pk,
@@ -202,16 +220,10 @@ def frames(request: HttpRequest, match_id: int) -> JsonResponse:
     if match is None:
         return _missing(match_id)
     head = _head(match)
-    seat = None
-    if request.GET.get("seat", "") != "":
-        text = request.GET["seat"]
-        if not (text.isascii() and text.isdigit() and int(text) < match.seat_count):
-            head["error"] = (
-                f"seat must be a seat number 0..{match.seat_count - 1} "
-                "(leave it out for everyone's view)"
-            )
-            return JsonResponse(head, status=400)
-        seat = int(text)
+    seat = _seat_param(request, match)
+    if isinstance(seat, str):
+        head["error"] = seat
+        return JsonResponse(head, status=400)
     head["seat"] = seat
     if match.status in (Match.Status.QUEUED, Match.Status.RUNNING):
         head["live_url"] = reverse("match_live_json", args=[match.pk])
@@ -240,16 +252,56 @@ def frames(request: HttpRequest, match_id: int) -> JsonResponse:
     return JsonResponse(head)
 
 
-def start_frame(match: Match) -> dict[str, Any]:
-    """Frame 0 of a running match, re-created from its seed (never sent itself)."""
+def start_frame(match: Match, seat: int | None = None) -> dict[str, Any]:
+    """Frame 0 of a running match, re-created from its seed (never sent
+    itself), as everyone sees it or as seat `seat` does."""
     state = get_game(match.game).new(match.seat_count, match.seed, match.options)
     return {
         "step": 0,
         "seat": None,
         "action": None,
         "description": "start",
-        "view": state.spectator_view(),
+        "view": state.spectator_view() if seat is None else state.observation(seat),
     }
+
+
+class LiveSeatUnavailable(Exception):
+    """The live rows cannot be re-simulated (a gap, or a secret choice without its action)."""
+
+
+def live_seat_frames(match: Match, seat: int, after: int, limit: int) -> tuple[list, int]:
+    """Frames above `after` (at most `limit` rows) of a running match as seat
+    `seat` sees them: the position re-simulated from the seed and every live
+    row's action, each view the engine's `observation(seat)`. Another seat's
+    secret choice stays unnamed, as in everyone's live view; the seat's own
+    is named, and only the seat's own debug notes come along (the caller
+    checked that the user may read them). Returns the frames and how many
+    rows they came from."""
+    state = get_game(match.game).new(match.seat_count, match.seed, match.options)
+    out = [start_frame(match, seat)] if after < 0 else []
+    rows = LiveStep.objects.filter(match=match, step__lt=max(after, 0) + limit).order_by("step")
+    count = 0
+    for index, data in enumerate(rows.values_list("data", flat=True).iterator()):
+        if int(data["step"]) != index:
+            raise LiveSeatUnavailable(f"live step {index} is missing")
+        actor = data.get("seat")
+        action = data.get("action") or data.get("secret_action")
+        if actor is None or not action:
+            raise LiveSeatUnavailable(f"live step {index} was recorded without its action")
+        frame = live_frame(data)
+        try:
+            if actor == seat and action != frame["action"]:
+                frame.update(action=action, description=state.describe_action(actor, action))
+            state.apply(int(actor), str(action))
+        except ValueError as exc:
+            raise LiveSeatUnavailable(f"live step {index}: {exc}") from None
+        if index >= after:
+            frame["view"] = state.observation(seat)
+            if data.get("note") and actor == seat:
+                frame["note"] = data["note"]
+            out.append(frame)
+            count += 1
+    return out, count
 
 
 def live_frame(data: dict[str, Any]) -> dict[str, Any]:
@@ -272,7 +324,9 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
 
     `attempt` changes when a match is played again after a system fault: the
     client then starts over. Debug notes are sent as in `frames`: only for
-    the seats of the user's own bots (every seat for staff).
+    the seats of the user's own bots (every seat for staff). `seat=N`: as
+    seat N sees it (`live_seat_frames`), refused (403) unless the user owns
+    seat N's bot or is staff.
     """
     match = Match.objects.filter(pk=match_id).first()
     if match is None:
@@ -283,29 +337,49 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
         return JsonResponse({"error": "after must be an integer"}, status=400)
     after = max(after, -1)
     head = _head(match)
-    head.update(attempt=match.attempts, frames=[], more=False)
+    seat = _seat_param(request, match)
+    if isinstance(seat, str):
+        head["error"] = seat
+        return JsonResponse(head, status=400)
+    allowed = set(note_seats(request.user, match))
+    if seat is not None and seat not in allowed:
+        head["error"] = (
+            f"seat {seat}'s view of a running match is only for the owner of its bot "
+            "and staff (leave seat out for everyone's view)"
+        )
+        return JsonResponse(head, status=403)
+    head.update(seat=seat, attempt=match.attempts, frames=[], more=False)
     if match.status == Match.Status.FINISHED and match.replay:
         head["frames_url"] = reverse("match_frames_json", args=[match.pk])
         return JsonResponse(head)
     if match.status != Match.Status.RUNNING:
         return JsonResponse(head)
-    # LiveStep.step i is the frame i + 1
-    rows = list(
-        LiveStep.objects.filter(match=match, step__gte=after)
-        .order_by("step")
-        .values_list("data", flat=True)[:LIVE_BATCH]
-    )
-    allowed = set(note_seats(request.user, match))
-    out = []
-    for data in rows:
-        frame = live_frame(data)
-        if data.get("note") and frame["seat"] in allowed:
-            frame["note"] = data["note"]
-        out.append(frame)
-    head["notes_for"] = sorted(allowed)
+    if seat is not None:
+        try:
+            out, count = live_seat_frames(match, seat, after, LIVE_BATCH)
+        except LiveSeatUnavailable as exc:
+            head["error"] = f"this match cannot be shown live as seat {seat}: {exc}"
+            return JsonResponse(head, status=409)
+        head["notes_for"] = [seat]
+    else:
+        # LiveStep.step i is the frame i + 1
+        rows = list(
+            LiveStep.objects.filter(match=match, step__gte=after)
+            .order_by("step")
+            .values_list("data", flat=True)[:LIVE_BATCH]
+        )
+        count = len(rows)
+        out = []
+        for data in rows:
+            frame = live_frame(data)
+            if data.get("note") and frame["seat"] in allowed:
+                frame["note"] = data["note"]
+            out.append(frame)
+        head["notes_for"] = sorted(allowed)
+        if after < 0:
+            out.insert(0, start_frame(match))
     if after < 0:
-        out.insert(0, start_frame(match))
         head["game_data"] = get_game(match.game).public_data(match.options)
     head["frames"] = out
-    head["more"] = len(rows) == LIVE_BATCH
+    head["more"] = count == LIVE_BATCH
     return JsonResponse(head)

@@ -24,9 +24,12 @@
  *   #replay-speed           <select>, value = milliseconds per step
  *   #replay-seat            <select> "View as": "" = everyone (the public
  *                           view), N = what seat N could observe
- *                           (frames.json?seat=N); disabled while the match
- *                           is live. #replay has data-view-seat = "" or N,
- *                           the view the board shows
+ *                           (frames.json?seat=N). While the match is live
+ *                           only the seats in data-notes-seats (the user's
+ *                           own bots', every seat for staff) can be chosen
+ *                           (live.json?seat=N); with none it is disabled.
+ *                           #replay has data-view-seat = "" or N, the view
+ *                           the board shows
  *   #replay-slider          <input type=range>, value = frame number
  *   #replay-step            "Step N / M" (data-step = N)
  *   #replay-action          the current action in words (data-seat = acting
@@ -141,6 +144,9 @@
     this.attempt = null;
     this.pageStatus = root.getAttribute("data-status");
     this.ownSeats = (root.getAttribute("data-own-seats") || "").split(",").filter(Boolean).map(Number);
+    // seats whose view of a running match this user may see (live.json checks it again)
+    this.liveSeats = (root.getAttribute("data-notes-seats") || "").split(",").filter(Boolean);
+    this.liveTicket = 0;
     this.nextTick = 0;
     this.mode = "loading";
     this.wanted = stepFromUrl();
@@ -215,11 +221,25 @@
    * step; the address keeps ?seat=N so the view can be shared. */
   Viewer.prototype.viewAs = function (seat) {
     if (seat === this.seat) return;
-    this.pause();
     this.seat = seat;
-    if (this.mode === "replay") this.wanted = this.index;
-    this.saveUrl();
-    this.loadFrames();
+    if (this.mode === "live" || this.mode === "waiting") {
+      // the live frames again, as that seat sees them: still following the
+      // newest step, or at the same step
+      this.playing = false;
+      clearTimeout(this.timer);
+      this.timer = null;
+      if (this.mode === "live" && !this.following) this.wanted = this.index;
+      this.frames = [];
+      this.setMode(this.mode);
+      this.saveUrl();
+      this.message(this.liveSeat() === "" ? "Loading the live match…" : "Loading the live match as seat " + seat + " sees it…");
+      this.poll();
+    } else {
+      this.pause();
+      if (this.mode === "replay") this.wanted = this.index;
+      this.saveUrl();
+      this.loadFrames();
+    }
     var option = this.el.seat.options[this.el.seat.selectedIndex];
     if (option) this.say("Viewing as " + option.text + ".");
   };
@@ -279,12 +299,21 @@
     this.poll();
   };
 
+  /* The seat whose live view is shown: the one chosen if this user may see
+   * it while the match runs, else "" (everyone). */
+  Viewer.prototype.liveSeat = function () {
+    return this.liveSeats.indexOf(this.seat) >= 0 ? this.seat : "";
+  };
+
   Viewer.prototype.poll = function () {
     var self = this;
     clearTimeout(this.pollTimer);
+    var ticket = ++this.liveTicket; // a seat chosen since wins over an answer on its way
     var after = this.frames.length - 1;
     var url = this.liveUrl + (this.liveUrl.indexOf("?") < 0 ? "?" : "&") + "after=" + after;
+    if (this.liveSeat() !== "") url += "&seat=" + this.liveSeat();
     this.fetchJson(url).then(function (r) {
+      if (ticket !== self.liveTicket) return;
       if (r.status !== 200) {
         self.setMode("error");
         self.message(r.body.error || "The live view is not available.", true);
@@ -292,6 +321,7 @@
       }
       self.onLive(r.body);
     }, function () {
+      if (ticket !== self.liveTicket) return;
       self.message("Connection lost; retrying…", true);
       self.pollTimer = setTimeout(function () { self.poll(); }, QUEUED_POLL_MS);
     });
@@ -549,12 +579,18 @@
     this.el.live.hidden = mode !== "live" && mode !== "waiting";
     this.el.live.textContent = mode === "waiting" ? "queued" : "live";
     if (this.el.seat) {
-      // a seat's view is derived from the finished replay: a live match shows everyone's
+      // while the match runs a seat's view would tell its opponents what it
+      // holds: only the seats of the user's own bots (every seat for staff)
       var live = mode === "live" || mode === "waiting";
-      this.el.seat.disabled = live;
-      this.el.seat.title = live ? "The seats' views open once the match is over" : "";
-      if (live) this.el.seat.value = "";
-      this.root.setAttribute("data-view-seat", live ? "" : this.seat);
+      var self = this;
+      Array.prototype.forEach.call(this.el.seat.options, function (option) {
+        option.disabled = live && option.value !== "" && self.liveSeats.indexOf(option.value) < 0;
+      });
+      this.el.seat.disabled = live && !this.liveSeats.length;
+      this.el.seat.title = live && !this.liveSeats.length ? "The seats' views open once the match is over" : "";
+      var shown = live ? this.liveSeat() : this.seat;
+      if (live) this.el.seat.value = shown;
+      this.root.setAttribute("data-view-seat", shown);
     }
   };
 

@@ -13,6 +13,8 @@ import re
 
 import pytest
 
+from arena import spectator_frames
+from ladder.bots import add_version, create_bot
 from ladder.models import Match
 from tests.arena.playout import scripted_replay
 from tests.browser.conftest import (
@@ -23,9 +25,9 @@ from tests.browser.conftest import (
     horizontal_overflow,
     shoot,
 )
-from tests.browser.test_match_page import ESR, SD, builtin_lineup
+from tests.browser.test_match_page import ESR, SD, builtin_lineup, log_in
 from tests.browser.test_replay_a11y import live_match_with_steps
-from tests.web.conftest import recorded
+from tests.web.conftest import live_from, noting_bot, recorded
 
 pytestmark = pytest.mark.browser
 
@@ -37,8 +39,6 @@ def sd_blind_match() -> tuple[Match, str]:
     """Seat 0 (ruby-random) reserves a level 1 card blind at step 1; the card's id."""
     replay = scripted_replay(SD, 2, 4, first=("reserve b3 deck1",))
     match = recorded(builtin_lineup(SD, SD_NAMES), replay)
-    from arena import spectator_frames
-
     card = spectator_frames(replay, seat=0)[1]["view"]["players"][0]["reserved"][0]["card"]
     return match, card
 
@@ -222,3 +222,40 @@ def test_owned_cards_in_a_stack_show_their_crowns_and_bonus(
             assert horizontal_overflow(page) == 0, (label, width)
             name = f"replay-owned-stacks-{label}{width or ''}.png"
             page.locator(".sd-players").screenshot(path=str(SCREENSHOTS / name))
+
+
+def test_a_live_match_as_the_users_own_seat(
+    browser: Browser, process_sandbox, django_user_model
+) -> None:
+    """The owner of seat 0's bot may follow the running match as seat 0 sees
+    it (its blind reservation face up), not as seat 1; everyone else keeps
+    the disabled control (test above)."""
+    alice = django_user_model.objects.create_user("alice", "alice@example.org", "pw-alice-123")
+    mine = add_version(create_bot(alice, SD, "alice-sd"), "bot.py", noting_bot("mine"), False)
+    replay = scripted_replay(SD, 2, 4, first=("reserve b3 deck1",))
+    match = live_from(replay, [mine, builtin_lineup(SD, ["opal-random"])[0]], 6)
+    card = spectator_frames(replay, seat=0)[1]["view"]["players"][0]["reserved"][0]["card"]
+    page = browser.page
+    log_in(page, "alice", "pw-alice-123")
+    page.goto(f"/matches/{match.pk}/?seat=0")
+    replay_el = page.locator("#replay")
+    expect(replay_el).to_have_attribute("data-state", "live")
+    expect(replay_el).to_have_attribute("data-step", "6")
+    expect(replay_el).to_have_attribute("data-view-seat", "0")
+    select = page.locator("#replay-seat")
+    expect(select).to_be_enabled()
+    expect(select).to_have_value("0")
+    expect(select.locator('option[value="1"]')).to_be_disabled()
+    mine_box = page.locator('.sd-player[data-seat="0"] .sd-reserved')
+    expect(mine_box.locator(f'.sd-card.sd-blind[data-card="{card}"]')).to_be_visible()
+    expect(mine_box.locator(".sd-back")).to_have_count(0)
+    shoot(page, "replay-live-seat-view-desktop")
+
+    # everyone's view: every blind reservation is the back of its level
+    choose_seat(page, "", 6)
+    assert "seat=" not in page.url
+    expect(mine_box.locator(".sd-back").first).to_be_visible()
+    expect(page.locator(f'#replay-board [data-card="{card}"]')).to_have_count(0)
+    choose_seat(page, "0", 6)
+    expect(mine_box.locator(f'.sd-card.sd-blind[data-card="{card}"]')).to_be_visible()
+    assert re.search(r"\?seat=0$", page.url), page.url

@@ -19,7 +19,7 @@ from django.test import Client
 
 from arena import SystemFault
 from ladder import bots as bots_module
-from ladder import tasks
+from ladder import tasks, views_replay
 from ladder import tokens as tokens_module
 from ladder.bots import add_version, create_bot, install_builtin, mark_ready
 from ladder.leaderboard import rated_pair_games, rated_results, recompute_elo, refit
@@ -755,7 +755,9 @@ def test_live_steps_are_written_while_playing_and_dropped_after(
 
 def test_live_steps_show_a_secret_choice_without_the_choice() -> None:
     """Watchers of a running match see that a seat chose in secret, not what;
-    the replay (written at the end) keeps the action."""
+    the replay (written at the end) keeps the action. The row keeps it too,
+    as `secret_action`, for the seat views of a running match (owners and
+    staff, ladder/views_replay.py), and never sends it as it is."""
     recorder = tasks.LiveRecorder(1, uuid.uuid4())
     step = {"seat": 2, "forced": False, "view": {"phase": "commit"}, "note": "mine"}
     recorder.on_step(
@@ -768,7 +770,8 @@ def test_live_steps_show_a_secret_choice_without_the_choice() -> None:
     )  # fmt: skip
     hidden, shown = (row.data for row in recorder.pending)
     assert (hidden["action"], hidden["description"]) == (None, "seat 2 chooses in secret")
-    assert "money" not in json.dumps(hidden).lower()
+    assert "money" not in json.dumps(views_replay.live_frame(hidden)).lower()
+    assert hidden["secret_action"] == "play money" and "secret_action" not in shown
     assert hidden["note"] == "mine"  # notes keep their own rule (owners and staff only)
     assert (shown["action"], shown["description"]) == (
         "offer r1",

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from arena import get_game, replay_to_bytes
+from ladder import tasks
 from ladder.bots import add_version, create_bot
 from ladder.matches import create_match
 from ladder.models import Bot, Match, MatchSeat
@@ -154,3 +155,33 @@ def decide(observation, legal):
 if __name__ == "__main__":
     run(decide)
 """.encode()
+
+
+def runner_events(replay: dict, count: int):
+    """What the runner hands LiveRecorder for the first `count` steps of
+    `replay` (arena/runner.py: `secret` as the game says)."""
+    state = get_game(replay["game"]).new(len(replay["seats"]), replay["seed"], replay["options"])
+    for i, step in enumerate(replay["steps"][:count]):
+        seat, action = step["seat"], step["action"]
+        description = state.describe_action(seat, action)
+        secret = state.secret_action(seat, action)
+        state.apply(seat, action)
+        yield {
+            "step": i,
+            "seat": seat,
+            "action": action,
+            "description": description,
+            "secret": secret,
+            "view": state.spectator_view(),
+            "forced": False,
+            "note": f"live note of seat {seat}",
+        }
+
+
+def live_from(replay: dict, lineup, count: int) -> Match:
+    match = create_match(replay["game"], lineup, seed=replay["seed"], options=replay["options"])
+    recorder = tasks.LiveRecorder(match.pk, match.claim_for("worker@test"))
+    for event in runner_events(replay, count):
+        recorder.on_step(event)
+    recorder.flush()
+    return match

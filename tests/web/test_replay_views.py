@@ -17,13 +17,13 @@ import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from arena import get_game
+from arena import get_game, spectator_frames
 from ladder import tasks, views_replay
 from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import Bot, LiveStep, Match
 from tests.arena.playout import scripted_replay
-from tests.web.conftest import noting_bot, random_steps, recorded
+from tests.web.conftest import live_from, noting_bot, random_steps, recorded
 
 pytestmark = pytest.mark.django_db
 
@@ -390,3 +390,74 @@ def test_frame_cache_prunes_as_it_writes(client, alice, bob, settings, monkeypat
     assert get_json(client, "match_frames_json", second.pk)[0] == 200
     assert get_json(client, "match_frames_json", first.pk)[0] == 200  # a hit writes nothing
     assert pruned == [3 << 20, 3 << 20]
+
+
+def seen(frames) -> list[tuple]:
+    return [(f["step"], f["seat"], f["action"], f["description"], f["view"]) for f in frames]
+
+
+def test_live_as_one_seat_only_for_its_owner_and_staff(client, alice, bob, staff) -> None:
+    """`live.json?seat=N`: seat N's own observations of the running match
+    (its blind reservation face up), exactly what frames.json?seat=N will
+    show once it is over; refused to everyone but N's owner and staff."""
+    lineup = [noting_version(alice, "splendor-duel"), noting_version(bob, "splendor-duel")]
+    replay = scripted_replay("splendor-duel", 2, 4, first=("reserve b3 deck1",))
+    match = live_from(replay, lineup, 6)
+    as_seat = [spectator_frames(replay, seat=s)[:7] for s in (0, 1)]
+    card = as_seat[0][1]["view"]["players"][0]["reserved"][0]["card"]
+    assert card
+
+    # everyone's live view, and anyone else asking for a seat: the card stays hidden
+    status, data = get_json(client, "match_live_json", match.pk)
+    assert status == 200 and card not in json.dumps(data["frames"])
+    for user in (None, bob):
+        if user:
+            client.force_login(user)
+        status, data = get_json(client, "match_live_json", match.pk, seat=0)
+        assert status == 403 and "seat 0" in data["error"] and "owner" in data["error"]
+        assert "frames" not in data and card not in json.dumps(data)
+
+    # bob's own seat: his observation, which hides alice's blind card
+    status, data = get_json(client, "match_live_json", match.pk, seat=1)
+    assert status == 200 and data["seat"] == 1
+    assert seen(data["frames"]) == seen(as_seat[1]) and card not in json.dumps(data["frames"])
+    assert notes_by_seat(data["frames"]) == {1: {"live note of seat 1"}}
+
+    for user in (alice, staff):
+        client.force_login(user)
+        status, data = get_json(client, "match_live_json", match.pk, seat=0)
+        assert status == 200 and seen(data["frames"]) == seen(as_seat[0])
+        assert data["frames"][1]["view"]["players"][0]["reserved"][0]["card"] == card
+        assert notes_by_seat(data["frames"]) == {0: {"live note of seat 0"}}
+        assert data["game_data"]
+    data = get_json(client, "match_live_json", match.pk, seat=0, after=3)[1]
+    assert seen(data["frames"]) == seen(as_seat[0][4:]) and "game_data" not in data
+
+    for bad in ("2", "-1", "x", "٣"):
+        status, data = get_json(client, "match_live_json", match.pk, seat=bad)
+        assert status == 400 and "seat must be a seat number 0..1" in data["error"]
+
+
+def test_live_as_one_seat_keeps_the_others_secret_choices(client, alice, bob) -> None:
+    """Edel, Stein & Reich: the live rows hide every secret choice; a seat's
+    live view names its own and re-simulates the others' without naming
+    them, as frames.json?seat=N does after the end."""
+    lineup = [
+        noting_version(alice, "edel-stein-reich"),
+        noting_version(bob, "edel-stein-reich"),
+        install_builtin("edel-stein-reich", "random").active_version,
+    ]
+    replay = scripted_replay("edel-stein-reich", 3, 3, {"money_visible": False})
+    match = live_from(replay, lineup, 8)
+    first = replay["steps"][0]
+    client.force_login(alice if first["seat"] == 0 else bob)
+    public = get_json(client, "match_live_json", match.pk)[1]["frames"]
+    assert public[1]["action"] is None  # the secret choice, hidden from everyone
+    assert first["action"] not in json.dumps(public)
+    for seat in (0, 1):
+        client.force_login(alice if seat == 0 else bob)
+        status, data = get_json(client, "match_live_json", match.pk, seat=seat)
+        assert status == 200
+        assert seen(data["frames"]) == seen(spectator_frames(replay, seat=seat)[:9])
+        named = [f["action"] for f in data["frames"][1:] if f["action"]]
+        assert (first["action"] in named) == (first["seat"] == seat)
