@@ -139,11 +139,14 @@ def test_each_page_row_names_the_view_that_answers_it() -> None:
 
 def documented_pages_of(line: str) -> set[str]:
     """The addresses a row of the Pages table names; `login/` after
-    `/accounts/signup/` is `/accounts/login/`."""
+    `/accounts/signup/` is `/accounts/login/`; `?seat=N` or `&seat=N` is a
+    parameter, not an address."""
     if not line.startswith("| `"):
         return set()
     found, parent = set(), ""
     for item in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
+        if item.startswith(("?", "&")):  # query parameters of the address before
+            continue
         if item.startswith("/"):
             parent = (
                 item.rsplit("/", 2)[0] + "/" if item.endswith("/") else item.rsplit("/", 1)[0] + "/"
