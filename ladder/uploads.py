@@ -1,6 +1,7 @@
 """The one chokepoint for uploaded bot code.
 
-A bot is a single `.py` file or a `.zip` with `main.py` at its root. Everything
+A bot is a single `.py` file or a `.zip` with `main.py` at its root (or in the
+one folder that holds everything, which is dropped). Everything
 is checked in memory before anything is stored, so a rejected upload leaves
 no trace. Each rejection is an `UploadError` whose message tells the author
 what to fix.
