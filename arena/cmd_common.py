@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -141,3 +142,20 @@ def print_notice(game_id: str, options: dict[str, Any] | None) -> None:
     notice = get_game(game_id).notice_for(options)
     if notice:
         print(f"  note: {notice}")
+
+
+def option_args(game_id: str, options: dict[str, Any] | None) -> list[str]:
+    """`-o NAME=VALUE` for each option that differs from its default: what
+    `arena play` needs to play a replay's game again. A document (Edel, Stein
+    & Reich's `components`) is too long for a command line: it is named
+    `NAME=FILE`, for the replay's `options.NAME` saved as a file."""
+    args = []
+    for name, value in get_game(game_id).non_default(options or {}).items():
+        if isinstance(value, (dict, list)):
+            text = "FILE"
+        elif isinstance(value, str) and option_value(value) == value:
+            text = value
+        else:  # a number, true/false/null, or text that would read as one
+            text = json.dumps(value)
+        args.append(f"-o {shlex.quote(f'{name}={text}')}")
+    return args

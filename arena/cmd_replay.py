@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from arena.cmd_common import print_notice
+from arena.cmd_common import option_args, print_notice
 from arena.engine import EngineError
 from arena.replay import ReplayError, load_replay, positions, render_at, verify_replay
 
@@ -55,6 +55,12 @@ def _show(args: argparse.Namespace) -> int:
         print(f"{replay['game']} (rules {replay['rules_version']}), seed {replay['seed']}, "
               f"{len(replay['steps'])} steps")  # fmt: skip
         print_notice(replay["game"], replay.get("options"))
+        given = option_args(replay["game"], replay.get("options"))
+        if given:  # what `arena play` needs to deal this game again
+            files = " (FILE: that option of the replay's options, saved as JSON)" * (
+                any(a.endswith("=FILE") for a in given)
+            )
+            print(f"  options: {' '.join(given)}{files}")
         for seat, label in enumerate(labels):
             fault = replay["faults"][seat]
             extra = (

@@ -212,6 +212,15 @@ class GameDef(ABC):
                 raise OptionError(f"option {name!r} of {self.id}: nested too deeply") from None
         return clean
 
+    def non_default(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The clean `options` that differ from the defaults, in the game's order."""
+        defaults = self.validate_options({})
+        return {
+            name: options[name]
+            for name in self.options
+            if name in options and options[name] != defaults[name]
+        }
+
     def public_data(self, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Printed component data anyone may see that a viewer needs to draw
         a match played with `options` (card faces by id), JSON-serialisable.

@@ -57,16 +57,6 @@ def check_options(
     return clean
 
 
-def non_default(game: GameDef, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The clean `options` that differ from the game's defaults, in the game's order."""
-    defaults = game.validate_options({})
-    return {
-        name: options[name]
-        for name in game.options
-        if name in options and options[name] != defaults[name]
-    }
-
-
 def json_kind(value: Any) -> str:
     """What a decoded JSON value is, in JSON's words (for messages)."""
     if value is None:
@@ -99,7 +89,7 @@ def clean_ladder_options(value: Any) -> dict[str, dict[str, Any]]:
             raise ValueError(
                 f"{game_id}: expected a JSON object {{option: value}}, got {json_kind(options)}"
             )
-        changed = non_default(game, check_options(game, options))
+        changed = game.non_default(check_options(game, options))
         if changed:
             clean[game_id] = changed
     return clean
@@ -123,7 +113,7 @@ def describe(game: GameDef, options: Mapping[str, Any]) -> list[ShownOption]:
     """Each non-default option, as pages show them; a document is named,
     never printed."""
     shown_options = []
-    for name, value in non_default(game, options).items():
+    for name, value in game.non_default(options).items():
         if isinstance(value, (dict, list)):
             shown = DOCUMENT_LABELS.get(name, "custom data")
         elif isinstance(value, str):
@@ -151,7 +141,7 @@ class GameRules:
 
 
 def game_rules(game: GameDef, options: Mapping[str, Any]) -> GameRules:
-    changed = non_default(game, options)
+    changed = game.non_default(options)
     return GameRules(game, changed, game.notice_for(changed), describe(game, changed))
 
 

@@ -31,6 +31,35 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path, capsys) -> None:
     assert "step 2" in capsys.readouterr().out
 
 
+def test_replay_show_prints_the_options_arena_play_needs(tmp_path: Path, capsys) -> None:
+    """A bot author replaying a downloaded match needs its seed and the options
+    that differ from the defaults, in the form `arena play` takes them."""
+    out = tmp_path / "m.json.gz"
+    argv = ["play", "splendor-duel", "builtin:random", "builtin:random", "--seed", "4",
+            "-o", "first_seat=1", "--sandbox", "process", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    capsys.readouterr()
+    assert main(["replay", "show", str(out), "--step", "0"]) == 0
+    header = capsys.readouterr().out.splitlines()
+    assert ", seed 4, " in header[0]
+    assert "  options: -o first_seat=1" in header  # 1, not "1": JSON numbers stay numbers
+    assert main(["play", "splendor-duel", "builtin:random", "builtin:random",
+                 "--sandbox", "process", "--out", str(out)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["replay", "show", str(out), "--step", "0"]) == 0
+    assert "options:" not in capsys.readouterr().out  # the defaults: nothing to give
+
+
+def test_option_args_name_a_document_as_a_file() -> None:
+    from arena.cmd_common import option_args
+
+    options = {"components": {"gem_cards": []}, "untaken_event": "keep", "barter_winner": "offer"}
+    assert option_args("edel-stein-reich", options) == [
+        "-o components=FILE",
+        "-o untaken_event=keep",
+    ]
+
+
 def test_play_can_show_the_bots_stderr(tmp_path: Path, capsys) -> None:
     bot = BASE / "talker.py"
     BASE.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ ladder played (docs/bots.md, "Replaying a ladder match locally")."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,6 @@ from arena.cli import main
 from arena.replay import load_replay, replay_from_bytes
 from ladder import tasks
 from ladder.bots import add_version, create_bot
-from ladder.game_options import non_default
 from ladder.matches import create_match
 from ladder.models import LadderSettings
 from tests.ladder.test_game_options import set_ladder_options
@@ -66,10 +66,13 @@ def test_arena_play_replays_a_ladder_match(
     match.refresh_from_db()
     ladder = replay_from_bytes(match.replay.read())
 
-    # what the match's JSON detail gives everyone: seed, options, seat order
-    options = [
-        f"-o{name}={value}" for name, value in non_default(get_game(game), match.options).items()
-    ]
+    # the seed and options `arena replay show` prints for the ladder's replay
+    assert main(["replay", "show", match.replay.path]) == 0
+    header = capsys.readouterr().out.splitlines()
+    assert f", seed {match.seed}, " in header[0]
+    given = [line.split("options: ", 1)[1] for line in header[:4] if "options: " in line]
+    options = shlex.split(given[0]) if given else []
+    assert bool(options) == bool(ladder_options)
     out = Path(media_dir) / "local.replay.json.gz"
     argv = ["play", game, *dirs, "--seed", str(match.seed), *options,
             "--sandbox", "process", "--out", str(out)]  # fmt: skip
