@@ -219,6 +219,7 @@ def test_docs_pages_link_or_place_every_file_they_mention(client: Client) -> Non
     assert client.get("/docs/operations/").status_code == 404  # the operator's, not served
     served = served_docs()
     urls = [f"/docs/{slug}/" for slug in PAGES] + [f"/docs/games/{g.id}/" for g in all_games()]
+    urls += ["/docs/faq/", "/docs/getting-started/"]  # QA: the FAQ named the operations notes
     for url in urls:
         text = client.get(url).content.decode().split('<p class="muted small doc-source">')[0]
         text = re.sub(r"<pre>.*?</pre>", "", text, flags=re.S)  # examples, not references
