@@ -471,6 +471,15 @@ def test_rating_changes_on_match_page(client: Client, ladder) -> None:
     assert f"+{seat0.elo_change:.1f}" in text
 
 
+def test_match_page_says_how_to_play_the_match_again(client: Client, ladder) -> None:
+    """A QA bot author downloaded a replay to play the match again locally and
+    found no word on how; the page links the section that says it."""
+    first = Match.objects.order_by("pk").first()
+    text = client.get(f"/matches/{first.pk}/").content.decode()
+    assert 'href="/docs/bots/#replaying-a-ladder-match-locally"' in text
+    assert 'id="replaying-a-ladder-match-locally"' in client.get("/docs/bots/").content.decode()
+
+
 def test_replay_download_keeps_only_own_notes(client: Client, ladder, alice, carol) -> None:
     first = Match.objects.order_by("pk").first()
     url = f"/matches/{first.pk}/replay.json.gz"
