@@ -104,7 +104,8 @@ def print_result(result: MatchResult) -> None:
         line = f"  seat {seat}  rank {outcome.ranks[seat]}  score {outcome.scores[seat]:g}  {label}"
         line += f"  think {result.think_ms[seat]:.0f} ms"
         if fault is not None:
-            line += f"\n          FORFEIT {fault.kind} at step {fault.step}: {fault.detail}"
+            # the detail names the step (or the start message) itself
+            line += f"\n          FORFEIT {fault.kind}: {fault.detail}"
         print(line)
         if fault is not None and result.stderr_tails[seat].strip():
             tail = result.stderr_tails[seat].strip().splitlines()[-5:]

@@ -64,7 +64,7 @@ def _show(args: argparse.Namespace) -> int:
         for seat, label in enumerate(labels):
             fault = replay["faults"][seat]
             extra = (
-                f"  forfeit: {fault['kind']} at step {fault['step']}: {fault['detail']}"
+                f"  forfeit: {fault['kind']}: {fault['detail']}"  # the detail names the step
                 if fault
                 else ""
             )

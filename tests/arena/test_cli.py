@@ -159,11 +159,17 @@ def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     broken = BASE / "broken.py"
     broken.write_text("import no_such_module\n")
     broken.chmod(0o644)
+    replay = tmp_path / "broken.replay.json.gz"
     code = main(["play", "splendor-duel", str(broken), "builtin:random", "--sandbox", "process",
-                 "--no-replay"])  # fmt: skip
+                 "--out", str(replay)])  # fmt: skip
     out = capsys.readouterr().out
     assert code == 0
     assert "FORFEIT crash" in out and "no_such_module" in out
+    # where, said once as the runner's detail says it (QA: "at step 0: ... the start message")
+    said = "crash: closed its output before answering the start message (exit code 1)"
+    assert f"FORFEIT {said}" in out
+    assert main(["replay", "show", str(replay), "--step", "0"]) == 0
+    assert f"forfeit: {said}" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("game", ["splendor-duel", "edel-stein-reich"])
