@@ -113,6 +113,7 @@ def print_result(result: MatchResult) -> None:
     t = result.timings
     print(
         f"  {int(t['decisions'])} decisions; wall {t['wall_ms']:.0f} ms (start-up {t['startup_ms']:.0f} ms)"
+        f"; {result.sandbox} sandbox"
     )
 
 

@@ -215,6 +215,7 @@ class _Match:
             seat_timings=[s.timing for s in self.seats],
             timings=timings,
             exits=[s.report.to_json() if s.report else {} for s in self.seats],
+            sandbox=self.backend.name,
         )
 
     # -- start-up and teardown ---------------------------------------------

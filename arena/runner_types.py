@@ -129,6 +129,7 @@ class MatchResult:
     seat_timings: list[SeatTiming]
     timings: dict[str, float]  # wall_ms, startup_ms, play_ms, teardown_ms, referee_ms, decisions
     exits: list[dict[str, Any]]  # the sandbox's ExitReport per seat, as JSON
+    sandbox: str  # the backend that ran the bots: "docker" or "process"
 
     @property
     def seats(self) -> int:

@@ -22,6 +22,8 @@ def test_play_writes_a_replay_that_verifies(tmp_path: Path, capsys) -> None:
     text = capsys.readouterr().out
     assert code == 0, text
     assert "rank 1" in text and "seat 1" in text
+    # which sandbox played, as `arena tournament` says too (found by a QA bot author)
+    assert "; process sandbox" in text
     assert load_replay(out)["seed"] == 4
     # the same bot twice is told apart, as in a tournament (found by a QA bot author)
     assert "builtin:random#2" in text
