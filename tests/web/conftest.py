@@ -122,23 +122,30 @@ def fast_password_hashing(settings) -> None:
 
 
 def random_steps(game: str, seats: int, seed: int, options: dict, count: int, rng_seed: int = 1):
-    """What LiveRecorder receives for the first `count` steps of a game."""
-    state = get_game(game).new(seats, seed, options)
+    """What LiveRecorder receives for the first `count` steps of a game,
+    random actions and no `secret` flag (every action shown)."""
     rng = random.Random(rng_seed)
-    for i in range(count):
+
+    def pick(_, state):
         seat = state.to_act()[0]
-        action = rng.choice(state.legal_actions(seat))
-        description = state.describe_action(seat, action)
+        return seat, rng.choice(state.legal_actions(seat))
+
+    yield from _recorder_events(get_game(game).new(seats, seed, options), count, pick, False)
+
+
+def _recorder_events(state, count: int, pick, secret: bool):
+    """LiveRecorder's events for `count` steps from `state`; `pick(i, state)`
+    gives step i's seat and action; `secret`: flag secret choices as the
+    runner does (arena/runner.py)."""
+    for i in range(count):
+        seat, action = pick(i, state)
+        event = {"step": i, "seat": seat, "action": action}
+        event["description"] = state.describe_action(seat, action)
+        if secret:
+            event["secret"] = state.secret_action(seat, action)
         state.apply(seat, action)
-        yield {
-            "step": i,
-            "seat": seat,
-            "action": action,
-            "description": description,
-            "view": state.spectator_view(),
-            "forced": False,
-            "note": f"live note of seat {seat}",
-        }
+        event.update(view=state.spectator_view(), forced=False, note=f"live note of seat {seat}")
+        yield event
 
 
 def noting_bot(note: str) -> bytes:
@@ -161,21 +168,12 @@ def runner_events(replay: dict, count: int):
     """What the runner hands LiveRecorder for the first `count` steps of
     `replay` (arena/runner.py: `secret` as the game says)."""
     state = get_game(replay["game"]).new(len(replay["seats"]), replay["seed"], replay["options"])
-    for i, step in enumerate(replay["steps"][:count]):
-        seat, action = step["seat"], step["action"]
-        description = state.describe_action(seat, action)
-        secret = state.secret_action(seat, action)
-        state.apply(seat, action)
-        yield {
-            "step": i,
-            "seat": seat,
-            "action": action,
-            "description": description,
-            "secret": secret,
-            "view": state.spectator_view(),
-            "forced": False,
-            "note": f"live note of seat {seat}",
-        }
+    steps = replay["steps"]
+
+    def pick(i, _):
+        return steps[i]["seat"], steps[i]["action"]
+
+    yield from _recorder_events(state, min(count, len(steps)), pick, True)
 
 
 def live_from(replay: dict, lineup, count: int) -> Match:
