@@ -124,7 +124,8 @@ def anchor_look_alikes(game: str, name: str) -> None:
         if oldest is None:
             return  # the set is gone
         # 0 rows: that bot was deleted or renamed meanwhile (committed by
-        # another transaction, whose row lock this update waited for); look again
+        # another transaction, whose row lock this update waited for); look
+        # again (tests/ladder/test_look_alike_races.py makes it happen)
         if Bot.objects.filter(pk=oldest, kept_look_alike=True).update(kept_look_alike=False):
             return
 
@@ -196,9 +197,13 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
 def delete_empty_bot(bot: Bot) -> None:
     """Remove a bot that never had an upload (a name taken by mistake, or
     left by a first upload that was refused); UploadError otherwise: a bot
-    with versions keeps its matches and ratings on record."""
+    with versions keeps its matches and ratings on record. A bot deleted
+    meanwhile (the same delete sent twice at once) is gone as asked: nothing
+    to do, no error."""
     with transaction.atomic():
-        locked = Bot.objects.select_for_update().get(pk=bot.pk)
+        locked = Bot.objects.select_for_update().filter(pk=bot.pk).first()
+        if locked is None:
+            return
         if BotVersion.objects.filter(bot=locked).exists():
             raise UploadError(
                 f"{locked.name} has uploads, so its matches and ratings stay on record; "
