@@ -9,5 +9,6 @@ class LadderConfig(AppConfig):
     def ready(self) -> None:
         from ladder import bots
 
-        # a deleted bot may have held its look-alike set in the database's constraint
+        # a deleted bot may have held its look-alike set in the database's
+        # constraint (migrations get no signal: `bots.anchor_every_look_alike_set`)
         post_delete.connect(bots.bot_deleted, sender=bots.Bot, dispatch_uid="ladder.bot_deleted")

@@ -16,12 +16,13 @@ import shutil
 import zipfile
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import QuerySet, Value
+from django.db.models import Exists, F, OuterRef, QuerySet, Value
 from django.db.models.functions import Lower, Replace
 from django.utils import timezone
 
@@ -30,6 +31,7 @@ from ladder.matches import create_match
 from ladder.models import (
     BOT_NAME_KEY,
     BOT_NAME_LOOK_ALIKES,
+    LOOK_ALIKE_CONSTRAINT,
     SEPARATOR_PASSES,
     Bot,
     BotVersion,
@@ -111,29 +113,86 @@ def name_taken(game: str, name: str, exclude_pk: int | None = None, owner=None) 
     return f"a {game} bot named {other.name!r} exists already; pick another name"
 
 
-def anchor_look_alikes(game: str, name: str) -> None:
+def look_alike_key(model: type[Bot] = Bot) -> Any:
+    """The key of `model`'s look-alike constraint, as the database computes
+    it: `BOT_NAME_KEY` for today's Bot; for a migration's historical Bot, the
+    key its constraint had at that point of the migrations (0011's did not
+    fold separators), which the rows of that moment satisfy."""
+    for constraint in model._meta.constraints:
+        if constraint.name == LOOK_ALIKE_CONSTRAINT:
+            return constraint.expressions[1]  # (game, key)
+    raise ValueError(
+        f"{model._meta.label} has no {LOOK_ALIKE_CONSTRAINT!r} constraint: "
+        "a Bot from before migration 0011 has no look-alike sets to anchor"
+    )
+
+
+def anchor_look_alikes(game: str, name: str, model: type[Bot] = Bot) -> int | None:
     """Call in the transaction where a bot named `name` left its look-alike
     set (deleted, or renamed to another key). The database's constraint holds
     one bot of each set, and only that one's row makes it refuse a new
     look-alike; when it was the one that left and bots kept by migration 0011
     or 0013 remain, the oldest of them takes its place (unmarked), so that two
-    uploads at the same moment still cannot both store a look-alike."""
-    same_key = look_alikes(Bot.objects.filter(game=game), name)
+    uploads at the same moment still cannot both store a look-alike. Returns
+    the pk of the bot it unmarked, None when the set still had its holder or
+    is gone. `model` is a migration's historical Bot, see
+    `anchor_every_look_alike_set`."""
+    key = look_alike_key(model)
+    # the key of `name` computed by the same expression, so that a historical
+    # model's set is the one its constraint sees
+    named_key = key.replace_expressions({F("name"): Value(name)})
+    same_key = model.objects.filter(game=game).annotate(look_alike=key).filter(look_alike=named_key)
     while not same_key.filter(kept_look_alike=False).exists():
         oldest = same_key.order_by("pk").values_list("pk", flat=True).first()
         if oldest is None:
-            return  # the set is gone
+            return None  # the set is gone
         # 0 rows: that bot was deleted or renamed meanwhile (committed by
         # another transaction, whose row lock this update waited for); look
         # again (tests/ladder/test_look_alike_races.py makes it happen)
-        if Bot.objects.filter(pk=oldest, kept_look_alike=True).update(kept_look_alike=False):
-            return
+        if model.objects.filter(pk=oldest, kept_look_alike=True).update(kept_look_alike=False):
+            return oldest
+    return None
+
+
+def anchor_every_look_alike_set(model: type[Bot] = Bot) -> list[int]:
+    """Give every look-alike set whose held bot is gone its next holder (the
+    oldest kept bot, `anchor_look_alikes`); returns the pks it unmarked.
+
+    For data migrations: Django sends no post_delete from a migration's
+    historical models, so `bot_deleted` does not run there. A migration that
+    deletes bots, or renames them with `update()`, calls this afterwards with
+    its historical model, in the same migration:
+
+        from ladder.bots import anchor_every_look_alike_set
+
+        def forwards(apps, schema_editor):
+            Bot = apps.get_model("ladder", "Bot")
+            Bot.objects.filter(...).delete()
+            for pk in anchor_every_look_alike_set(Bot):
+                print(f"\n  bot {pk}: the oldest of its look-alikes, unmarked")
+
+    It finds the sets by the key of that model's constraint (`look_alike_key`),
+    so it stays right for a migration written before a later one changes the
+    key. Each set is handed on with `anchor_look_alikes`' retry, as migrations
+    run while the old code still serves (docs/operations.md). Doing it twice
+    changes nothing."""
+    keyed = model.objects.annotate(look_alike=look_alike_key(model))
+    holder = keyed.filter(
+        game=OuterRef("game"), look_alike=OuterRef("look_alike"), kept_look_alike=False
+    )
+    orphans = keyed.filter(kept_look_alike=True).exclude(Exists(holder))
+    sets = {}  # (game, key) -> the name of one bot of the set
+    for game, key, name in orphans.order_by("pk").values_list("game", "look_alike", "name"):
+        sets.setdefault((game, key), name)
+    unmarked = [anchor_look_alikes(game, name, model) for (game, _), name in sets.items()]
+    return [pk for pk in unmarked if pk is not None]
 
 
 def bot_deleted(sender, instance: Bot, **kwargs) -> None:
     """Django's post_delete of Bot (connected in `ladder.apps`): every delete
     of the ORM, a user's bots removed with the user included, runs in the
-    delete's transaction."""
+    delete's transaction. Not a migration's: its historical models send no
+    signals, so it calls `anchor_every_look_alike_set` itself."""
     anchor_look_alikes(instance.game, instance.name)
 
 

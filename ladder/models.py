@@ -224,6 +224,8 @@ def bot_name_key_expression(field: str = "name") -> Any:
 #: it: `Sd_Greedy`, `d0ra-greedy` or `dora-greedy-` would pass for `sd-greedy`
 #: or `dora-greedy` on a leaderboard (`ladder.bots.name_key` is the same in Python)
 BOT_NAME_KEY = bot_name_key_expression()
+#: the name of the database's constraint on `BOT_NAME_KEY` (`Bot.Meta`)
+LOOK_ALIKE_CONSTRAINT = "bot_look_alike_per_game"
 
 
 class Bot(models.Model):
@@ -269,12 +271,13 @@ class Bot(models.Model):
             # look-alikes too, so that two uploads at the same moment cannot both
             # pass `ladder.bots.name_taken`; the names kept by migration 0011
             # stay outside (one bot of each set is inside, so no new name can
-            # join the set; `ladder.bots.anchor_look_alikes` keeps it so)
+            # join the set; `ladder.bots.anchor_look_alikes` keeps it so, and
+            # `anchor_every_look_alike_set` after a data migration's deletes)
             models.UniqueConstraint(
                 "game",
                 BOT_NAME_KEY,
                 condition=Q(kept_look_alike=False),
-                name="bot_look_alike_per_game",
+                name=LOOK_ALIKE_CONSTRAINT,
             ),
         ]
         indexes = [

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.loader import MigrationLoader
 
 from ladder import bots as bot_service
 from ladder.bots import (
@@ -440,6 +441,76 @@ def test_the_migration_hands_sets_that_lost_their_held_bot_to_the_oldest_kept(ca
         to(before)  # and back: the rows satisfy 0013's constraint
         with pytest.raises(IntegrityError), transaction.atomic():
             OldBot.objects.create(owner=mallory, game=GAME, name="Ada-Random")
+
+
+def historical_bot():
+    """The Bot of the newest migration, as a data migration gets it from
+    `apps`: no methods of its own, and no signals on its deletes."""
+    loader = MigrationLoader(connection)
+    return loader.project_state(loader.graph.leaf_nodes()).apps.get_model("ladder", "Bot")
+
+
+@pytest.mark.django_db
+def test_a_data_migration_anchors_the_sets_its_deletes_and_renames_left(alice, bob) -> None:
+    """What a future data migration does after deleting or renaming bots
+    with its historical model, which sends no post_delete
+    (`ladder.bots.anchor_every_look_alike_set`)."""
+    Bot = historical_bot()  # noqa: N806
+    assert Bot is not bot_service.Bot
+
+    def bot(owner, name: str, kept: bool = False):
+        return Bot.objects.create(owner_id=owner.pk, game=GAME, name=name, kept_look_alike=kept)
+
+    gone, kept = bot(alice, "ada-random"), bot(bob, "ADA-rand0m", True)
+    bot(bob, "ada-randorn", True)
+    moved, moved_kept = bot(alice, "dora-greedy"), bot(bob, "d0ra-greedy", True)
+    bot(alice, "solo"), bot(bob, "s0l0", True)  # a set that keeps its held bot
+    other_game = Bot.objects.create(
+        owner_id=bob.pk, game="edel-stein-reich", name="ada-rand0m", kept_look_alike=True
+    )
+    gone.delete()
+    Bot.objects.filter(pk=moved.pk).update(name="dora-search")
+    unmarked = bot_service.anchor_every_look_alike_set(Bot)
+    assert unmarked == [kept.pk, moved_kept.pk, other_game.pk]
+    assert marks() == {
+        "ADA-rand0m": False,
+        "ada-randorn": True,
+        "dora-search": False,
+        "d0ra-greedy": False,
+        "solo": False,
+        "s0l0": True,
+        "ada-rand0m": False,  # the other game's set: only kept bots, held again too
+    }
+    assert bot_service.anchor_every_look_alike_set(Bot) == []  # twice changes nothing
+    for name in ("ada_random", "DORA-greedy"):
+        assert refused_by_the_database(alice, name)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_data_migration_anchors_by_the_key_of_its_own_time() -> None:
+    """A migration that runs between 0011 and 0013 has 0011's key, which did
+    not fold separators: its sets are not today's. And a Bot from before
+    0011 has no sets; it is told so, rather than unmarking anything."""
+    with migrating() as to:
+        OldBot = to([("ladder", "0010_gamefit_seconds")]).get_model("ladder", "Bot")  # noqa: N806
+        with pytest.raises(ValueError, match="a Bot from before migration 0011 has no look-alike"):
+            bot_service.anchor_every_look_alike_set(OldBot)
+        apps = to([("ladder", "0012_beats")])
+        mallory = apps.get_model("auth", "User").objects.create(username="mallory")
+        Bot = apps.get_model("ladder", "Bot")  # noqa: N806
+
+        def bot(name: str, kept: bool = False):
+            return Bot.objects.create(owner=mallory, game=GAME, name=name, kept_look_alike=kept)
+
+        held, apart = bot("dora-greedy"), bot("dora--greedy")  # two sets under 0011's key
+        oldest = bot("d0ra-greedy", True)
+        bot("clora-greedy", True)
+        held.delete()
+        assert bot_service.anchor_every_look_alike_set(Bot) == [oldest.pk]
+        unmarked = set(Bot.objects.filter(kept_look_alike=False).values_list("pk", flat=True))
+        assert unmarked == {apart.pk, oldest.pk}
+        with pytest.raises(IntegrityError), transaction.atomic():
+            Bot.objects.create(owner=mallory, game=GAME, name="Dora_Greedy")
 
 
 @pytest.mark.django_db
