@@ -150,11 +150,12 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-#: A pool process whose peak resident memory passed this (KiB) is replaced by
-#: a fresh one after the match it played: a safety net, never reached by a
+#: A pool process whose peak resident memory passed this is replaced by a
+#: fresh one after the match it played: a safety net, never reached by a
 #: healthy worker (130-140 MB once its engine caches are warm, docs/scale.md).
 #: No max tasks per child: a new process would only warm the caches again.
-CELERY_WORKER_MAX_MEMORY_PER_CHILD = 512 * 1024
+WORKER_MAX_MEMORY_MIB = env_int("WORKER_MAX_MEMORY_MIB", 512, minimum=1, maximum=65536)
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = WORKER_MAX_MEMORY_MIB * 1024  # Celery counts KiB
 #: the queue matches are sent to and workers take them from; two platforms may
 #: share one Redis with different queues (tests use a queue of their own). The
 #: filesystem broker puts the name in file names, so it is kept to safe characters.

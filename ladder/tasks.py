@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import resource
 import time
 from datetime import timedelta
 
+from billiard.pool import EX_RECYCLE
 from celery import shared_task
-from celery.signals import celeryd_init, worker_ready, worker_shutdown, worker_shutting_down
+from celery.signals import (
+    celeryd_init,
+    worker_process_shutdown,
+    worker_ready,
+    worker_shutdown,
+    worker_shutting_down,
+)
 from django.conf import settings
 from django.db import (
     DatabaseError,
@@ -129,6 +137,24 @@ def no_new_self_tests(sender, **kwargs) -> None:
 @worker_shutdown.connect
 def stop_heartbeat(sender, **kwargs) -> None:
     selftest.stop_heartbeat_threads()
+
+
+@worker_process_shutdown.connect
+def say_why_a_pool_process_is_replaced(pid: int, exitcode: int, **kwargs) -> None:
+    """A pool process whose peak memory passed WORKER_MAX_MEMORY_MIB leaves
+    after its match and a fresh one takes its place. Billiard's own warning
+    goes to a logger Celery keeps at ERROR, so without this line a leak that
+    trips the safety net would go unseen. Sent in the pool process itself."""
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    cap_kib = settings.CELERY_WORKER_MAX_MEMORY_PER_CHILD
+    if exitcode == EX_RECYCLE and peak_kib > cap_kib:
+        log.warning(
+            "pool process %s replaced: its peak resident memory, %d MiB, passed "
+            "WORKER_MAX_MEMORY_MIB (%d)",
+            pid,
+            peak_kib // 1024,
+            cap_kib // 1024,
+        )
 
 
 @shared_task(bind=True, ignore_result=True, acks_late=True)

@@ -37,7 +37,8 @@ def test_it_reads_a_process_and_its_children() -> None:
 
 def test_a_pool_process_that_grew_too_much_is_replaced() -> None:
     """The safety net of docs/operations.md reaches Celery (in KiB): a pool
-    process past it is replaced after its match; no max tasks per child."""
+    process past it is replaced after its match; no max tasks per child. A
+    real worker doing so: tests/ladder/test_workers.py."""
     from config.celery import app
 
     assert app.conf.worker_max_memory_per_child == 512 * 1024

@@ -4,11 +4,14 @@
   sequential recompute and no update is lost;
 - a worker killed with SIGKILL mid-match: the reaper requeues the match (or,
   sooner, the worker itself when it starts again under its name), it finishes
-  exactly once, and no container is left running.
+  exactly once, and no container is left running;
+- a pool process over its memory cap is replaced after its match, and no
+  match is lost or played twice.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -218,6 +221,53 @@ def test_a_worker_stopped_with_its_whole_process_group_leaves_no_container(media
     assert match.status == Match.Status.QUEUED
     assert match.attempts == 0 and match.claim is None
     assert "worker stopped mid-match" in match.error
+
+
+@pytest.mark.docker
+def test_a_pool_process_over_its_memory_cap_is_replaced_and_loses_no_match(media_dir) -> None:
+    """WORKER_MAX_MEMORY_MIB=1: any Python process is past it, so Celery
+    replaces the pool process after every match (docs/operations.md, "Worker
+    memory"). The JSON log says which process played each match: a new one
+    each time, under the same worker. Every match is played once, rated once,
+    and leaves no container."""
+    import docker
+
+    from arena.sandboxes import instance_label
+    from ladder.models import LadderSettings
+
+    bots = [install_builtin("splendor-duel", "random", bot_name=f"mem-{i}") for i in range(3)]
+    matches = [
+        create_match(
+            "splendor-duel", [bots[i % 3].active_version, bots[(i + 1) % 3].active_version]
+        )
+        for i in range(4)
+    ]
+    env = {"SANDBOX_BACKEND": "docker", "WORKER_MAX_MEMORY_MIB": "1", "LOG_FORMAT": "json"}
+    log = media_dir.parent / f"{media_dir.name}-mem.log"
+    with named_workers(["mem"], media_dir, {"mem": env}, pool="prefork") as procs:
+        wait_for(
+            lambda: not Match.objects.exclude(status=Match.Status.FINISHED).exists(),
+            timeout_s=300,
+            what="4 matches to finish on a worker whose pool process is replaced after each",
+        )
+        worker_pid = procs["mem"].pid
+        assert procs["mem"].poll() is None  # the worker itself lives on
+    records = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    playing = [r for r in records if r["message"].startswith(f"match {r['match_id']}: playing")]
+    assert sorted(r["match_id"] for r in playing) == sorted(str(m.pk) for m in matches)
+    pids = [r["process"] for r in playing]
+    assert len(set(pids)) == len(matches), f"pool processes {pids}"
+    assert worker_pid not in pids
+    replaced = [r["process"] for r in records if "passed WORKER_MAX_MEMORY_MIB" in r["message"]]
+    assert replaced[: len(matches) - 1] == pids[:-1]  # the last may not have left yet
+    for match in Match.objects.filter(pk__in=[m.pk for m in matches]):
+        assert match.attempts == 1 and match.worker == WorkerHeartbeat.objects.get().hostname
+        assert RatingHistory.objects.filter(match=match).count() == 2
+        assert MatchSeat.objects.filter(match=match, rank__isnull=False).count() == 2
+    selector = {
+        "label": [f"{k}={v}" for k, v in instance_label(LadderSettings.instance_id()).items()]
+    }
+    assert not docker.from_env().containers.list(all=True, filters=selector)
 
 
 @pytest.mark.docker
