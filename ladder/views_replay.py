@@ -42,8 +42,9 @@ from ladder.matches import names_played_as
 from ladder.models import LiveStep, Match
 from ladder.results import ReplayUnavailable, stored_replay
 
-#: bump when the cached frame document changes shape
-CACHE_FORMAT = 1
+#: bump when the cached frame document changes shape, or the engines' words for
+#: actions change (2: Splendor Duel's cards in words, no "0 green" in offers)
+CACHE_FORMAT = 2
 #: LiveStep rows per live.json answer; a late viewer of a long match pages through
 LIVE_BATCH = 400
 #: the frame cache's size is looked at on the first and every PRUNE_EVERY-th

@@ -71,8 +71,11 @@ def describe(st, seat: int, action: str) -> str:
     if head == "play":
         return f"{who} chooses the {ACTION_WORDS.get(arg, arg)} action card"
     if head == "offer" and arg:
+        # a raise is announced one colour at a time (docs/games/edel-stein-reich.md),
+        # so most of its steps add none of a colour: "puts 0 green" read as a number lost
         c = LETTER_INDEX.get(arg[0], 0)
-        return f"{who} puts {arg[1:]} {COLOURS[c]} into the offer"
+        count = "no" if arg[1:] == "0" else arg[1:]
+        return f"{who} puts {count} {COLOURS[c]} into the offer"
     if head == "accept":
         what = ACTION_WORDS[rules.ACTION_NAMES[st.bar_action]] if st.bar_action >= 0 else ""
         return (

@@ -101,3 +101,41 @@ def card_text(card: int) -> str:
         if ability != COPY_COLOUR:
             parts.append(ability.replace("_", "-"))
     return " ".join(parts)
+
+
+#: the abilities in words, for spectators (the copy card says so in its kind)
+ABILITY_WORDS = {
+    PLAY_AGAIN: "play again",
+    TAKE_PRIVILEGE: "take a privilege",
+    MATCH_TOKEN: "take a token of its colour",
+    STEAL: "steal a token",
+}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def card_words(card: int) -> str:
+    """A jewel card in words, for the replay's action lines: what `card_text`
+    says in letters ("L1-13 green cost 2r2k1p play-again") is "L1-13 (green
+    bonus, costs 2 red, 2 black, 1 pearl; play again)", which a spectator can read."""
+    if CARD_COLOUR[card] >= 0:
+        bonus = TOKEN_NAMES[CARD_COLOUR[card]]
+        parts = [
+            f"{CARD_BONUS[card]} {bonus} bonuses" if CARD_BONUS[card] > 1 else f"{bonus} bonus"
+        ]
+    elif CARD_IS_JOKER[card]:
+        parts = ["copy card"]
+    else:
+        parts = ["no bonus"]
+    if CARD_POINTS[card]:
+        parts.append(_plural(CARD_POINTS[card], "point"))
+    if CARD_CROWNS[card]:
+        parts.append(_plural(CARD_CROWNS[card], "crown"))
+    cost = ", ".join(
+        f"{n} {TOKEN_NAMES[t]}" for t, n in zip(PAYABLE, CARD_COST[card], strict=True) if n
+    )
+    parts.append(f"costs {cost}" if cost else "free")
+    abilities = [ABILITY_WORDS[a] for a in CARD_ABILITIES[card] if a in ABILITY_WORDS]
+    return f"{CARD_IDS[card]} ({'; '.join([', '.join(parts), *abilities])})"

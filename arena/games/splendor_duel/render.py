@@ -16,6 +16,7 @@ from arena.games.splendor_duel.cards import (
     TOKEN_LETTERS,
     TOKEN_NAMES,
     card_text,
+    card_words,
 )
 
 if TYPE_CHECKING:
@@ -94,9 +95,7 @@ def describe(s: SplendorDuelState, seat: int, action: str) -> str:
     if kind == A.REPLENISH:
         return f"{who} replenishes the board (the opponent gains a privilege)"
     if kind == A.RESERVE:
-        return (
-            f"{who} takes the gold at {CELL_NAMES[decoded[1]]} and reserves {card_text(decoded[2])}"
-        )
+        return f"{who} takes the gold at {CELL_NAMES[decoded[1]]} and reserves {card_words(decoded[2])}"
     if kind == A.RESERVE_DECK:
         return f"{who} takes the gold at {CELL_NAMES[decoded[1]]} and reserves the top card of deck {decoded[2]}"
     if kind == A.BUY:
@@ -104,7 +103,7 @@ def describe(s: SplendorDuelState, seat: int, action: str) -> str:
         paid = ", ".join(
             f"{n} gold for {TOKEN_NAMES[t]}" for t, n in zip(PAYABLE, gold, strict=True) if n
         )
-        return f"{who} buys {card_text(card)}" + (f", paying {paid}" if paid else "")
+        return f"{who} buys {card_words(card)}" + (f", paying {paid}" if paid else "")
     if kind == A.PASS:
         return f"{who} cannot act and passes"
     if kind == A.COPY:

@@ -91,6 +91,7 @@ def test_render_and_describe_action():
     set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
     commit_all(st, ["money", "money", "gems"])
     assert st.describe_action(0, "offer r1") == "seat 0 puts 1 red into the offer"
+    assert st.describe_action(0, "offer r0") == "seat 0 puts no red into the offer"
     assert "bargaining for Money" in st.render()
 
 

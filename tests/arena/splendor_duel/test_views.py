@@ -140,3 +140,20 @@ def test_render_and_describe() -> None:
     take = next(a for a in s.legal_actions(0) if a.startswith("take") and len(a.split()) == 4)
     assert s.describe_action(0, take).startswith("seat 0 takes ")
     assert "buys" in s.describe_action(0, "buy L1-01 gold=b1")
+
+
+def test_a_bought_or_reserved_card_is_described_in_words() -> None:
+    """The replay's action line is read by spectators: "cost 2r2k1p play-again"
+    (the text board's shorthand) meant nothing to them."""
+    s = GAME.new(2, 5, {"first_seat": 0})
+    assert s.describe_action(0, "buy L1-13 gold=k1") == (
+        "seat 0 buys L1-13 (green bonus, costs 2 red, 2 black, 1 pearl; play again), "
+        "paying 1 gold for black"
+    )
+    # described as it would read wherever the card lies
+    assert s.describe_action(0, "reserve a1 L2-23").endswith(
+        "reserves L2-23 (copy card, 2 crowns, costs 6 blue, 1 pearl)"
+    )
+    assert "L3-01 (white bonus, 3 points, 2 crowns, costs 3 blue, 5 red, 3 black, 1 pearl)" in (
+        s.describe_action(0, "buy L3-01")
+    )
