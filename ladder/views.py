@@ -308,6 +308,19 @@ def reason_with_names(reason: str, seats: list[MatchSeat]) -> str:
     return re.sub(r"\bseat (\d+)\b", name, reason)
 
 
+def winners_line(match: Match, seats: list[MatchSeat]) -> str:
+    """Who won a finished match, as the replay viewer's last step says it: an
+    engine's reason ("three phases scored") need not name anybody."""
+    if match.status != Match.Status.FINISHED:
+        return ""
+    names = [s.version.bot.name for s in seats if s.rank == 1]
+    if len(names) == 1:
+        return f"{names[0]} wins"
+    if names:
+        return "Shared win: " + ", ".join(names[:-1]) + " and " + names[-1]
+    return ""
+
+
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
     match = found_or_404(Match.objects.select_related("validates__bot"), "match", pk=match_id)
     seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
@@ -328,6 +341,7 @@ def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
         "seats": seats,
         # the API keeps the raw reason; the page names the bots
         "reason": reason_with_names(match.reason, seats),
+        "winners": winners_line(match, seats),
         "viewer_is_owner_of_seats": mine,
         # staff read every seat's notes; these are the ones they are told are theirs
         "viewer_owns_seats": [

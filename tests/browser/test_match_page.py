@@ -70,9 +70,13 @@ def finished(game: str, lineup, seed: int = 1) -> Match:
 
 
 def with_names(match: Match) -> str:
-    """The match's reason as the page should print it: bot names for "seat N"."""
-    names = {s.seat: s.version.bot.name for s in match.seats.select_related("version__bot").all()}
-    return re.sub(r"\bseat (\d+)\b", lambda m: names[int(m.group(1))], match.reason)
+    """The match's result as the page should print it: the winner, then the reason
+    with bot names for "seat N"."""
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    names = {s.seat: s.version.bot.name for s in seats}
+    (winner,) = [s.version.bot.name for s in seats if s.rank == 1]
+    reason = re.sub(r"\bseat (\d+)\b", lambda m: names[int(m.group(1))], match.reason)
+    return f"{winner} wins — {reason}"
 
 
 def log_in(page: Page, username: str, password: str) -> None:

@@ -642,9 +642,29 @@ def test_match_page_names_the_seats_in_the_result_reason(client: Client, ladder)
     raw = "seat 1 reached 20 prestige points; forfeit: seat 0 (crash)"
     Match.objects.filter(pk=last.pk).update(reason=raw)
     text = client.get(f"/matches/{last.pk}/").content.decode()
-    said = re.search(r'<p class="result-reason">([^<]*)</p>', text)
-    assert said and said.group(1) == "bob-b reached 20 prestige points; forfeit: alice-a (crash)"
+    said = re.search(r'<p class="result-reason">(.*?)</p>', text)
+    assert said and said.group(1) == (
+        "<strong>bob-b wins</strong> — bob-b reached 20 prestige points; forfeit: alice-a (crash)"
+    )
     assert client.get(f"/api/matches/{last.pk}").json()["reason"] == raw  # the API keeps it raw
+
+
+def result_line(client: Client, match: Match) -> str:
+    text = client.get(f"/matches/{match.pk}/").content.decode()
+    said = re.search(r'<p class="result-reason">(.*?)</p>', text)
+    return re.sub(r"<[^>]+>", "", said.group(1)) if said else ""
+
+
+def test_match_page_says_who_won_when_the_reason_names_nobody(client: Client, ladder) -> None:
+    """QA: an Edel, Stein & Reich match's page said only "three phases scored";
+    the replay viewer's last step says who won, and so does the page now."""
+    _, _, last = ladder
+    Match.objects.filter(pk=last.pk).update(reason="three phases scored")
+    assert result_line(client, last) == "bob-b wins — three phases scored"
+    last.seats.update(rank=1)
+    assert result_line(client, last) == "Shared win: alice-a and bob-b — three phases scored"
+    Match.objects.filter(pk=last.pk).update(status=Match.Status.ERRORED, reason="", rating_seq=None)
+    assert result_line(client, last) == ""  # nobody won a match the platform failed
 
 
 def test_match_page_marks_what_a_finished_live_match_refreshes(client: Client, ladder) -> None:
