@@ -118,6 +118,8 @@ def home(request: HttpRequest) -> HttpResponse:
     counts = live_counts()
     ctx = {
         "games": games,
+        # the "?" after a rating needs its legend on the page (ladder/_prov.html)
+        "provisional": any(bot.rating.provisional for entry in games for bot in entry["top"]),
         "running": running,
         "running_count": counts["running"],
         "running_more": counts["running"] - len(running),

@@ -50,6 +50,18 @@ def test_home_shows_games_top_bots_running_and_queue(client: Client, ladder) -> 
     assert "1 queued" in text
 
 
+def test_home_says_what_the_question_mark_after_a_rating_means(client: Client, ladder) -> None:
+    """QA: the home page's top 5 marked provisional ratings with a "?" that only a
+    mouse's hover explained; the leaderboard has a legend, and now so has the home page."""
+    legend = "marks a provisional rating (fewer than 20 rated matches, or a wide interval)"
+    text = client.get("/").content.decode()
+    assert text.count('class="prov"') == 3  # two ratings and the legend
+    assert legend in re.sub(r"<[^>]+>", "", text)
+    Rating.objects.update(provisional=False)
+    text = client.get("/").content.decode()
+    assert 'class="prov"' not in text and legend not in text
+
+
 def test_home_and_queue_count_every_running_match(client: Client, ladder) -> None:
     """QA: the home page's "N running" counted its list, which stops at 10."""
     Match.objects.bulk_create(
