@@ -6,7 +6,9 @@ from urllib.parse import urlencode
 
 from django import template
 from django.forms import BoundField
+from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.timesince import timesince
 
 from arena import all_games, get_game
 
@@ -93,6 +95,18 @@ def duration(value) -> str:
     if seconds < 90 * 60:
         return f"{seconds / 60:.0f} min"
     return f"{seconds / 3600:.1f} h"
+
+
+@register.filter
+def ago(value) -> str:
+    """How long ago a moment was, for people: "just now" under a minute (Django's
+    timesince says "0 minutes", which read as a number without meaning), then
+    "3 minutes ago", "1 hour, 5 minutes ago"."""
+    if not value:
+        return ""
+    if (timezone.now() - value).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(value)} ago"
 
 
 @register.filter

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -647,6 +648,34 @@ def test_queue_page_says_which_bots_are_playing_now(client: Client, ladder, caro
     rows = {name: row for name, row in re.findall(r">([\w-]+)</a>(.*?)</tr>", text, re.S)}
     assert "playing now" in rows[a.name] and "playing now" in rows[b.name]
     assert "playing now" not in rows[c.name] and "not queued yet" in rows[c.name]
+
+
+def test_queue_and_home_say_when_a_match_started_in_words(client: Client, ladder) -> None:
+    """QA: the queue listed a running match as "· 0 minutes" (0 minutes of what?)
+    and every page said "0 minutes ago" for what had just happened."""
+    a, b, _ = ladder
+    from ladder.matches import create_match
+
+    queued = create_match("splendor-duel", [a.active_version, b.active_version])
+    running = create_match("splendor-duel", [b.active_version, a.active_version])
+    Match.objects.filter(pk=running.pk).update(
+        status=Match.Status.RUNNING, started_at=timezone.now() - timedelta(minutes=5, seconds=3)
+    )
+
+    def said(html: str, match: Match) -> str:
+        line = re.search(
+            rf'href="/matches/{match.pk}/".*?<span class="muted">([^<]*)</span>', html, re.S
+        )
+        return " ".join(line.group(1).split()) if line else ""
+
+    queue = client.get("/queue/").content.decode()
+    assert said(queue, running) == "· started 5 minutes ago"
+    assert said(queue, queued) == "· queued just now"
+    assert "0 minutes" not in queue
+    assert said(client.get("/").content.decode(), running) == "· started 5 minutes ago"
+    Match.objects.filter(pk=running.pk).update(started_at=timezone.now())
+    assert said(client.get("/queue/").content.decode(), running) == "· started just now"
+    assert "0 minutes" not in client.get(f"/bots/{a.pk}/").content.decode()
 
 
 def test_match_page_names_the_seats_in_the_result_reason(client: Client, ladder) -> None:
