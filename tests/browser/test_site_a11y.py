@@ -246,6 +246,30 @@ def test_a_phones_controls_are_big_enough_to_touch(browser: Browser, ladder) -> 
     assert not small, "\n".join(small)
 
 
+def test_a_phone_reads_the_bot_names_of_a_match_page(browser: Browser, alice, bob) -> None:  # noqa: F811
+    """QA: at 360 px the match page's seat table left the bot's name 44 px, so
+    "blaise-greedy" broke over four lines; the five numbers now give up room."""
+    names = ["blaise-greedy", "carl-search-v2"]
+    match = play([make_bot(alice, names[0]), make_bot(bob, names[1])], [1, 2])
+    match.seats.update(think_ms=15277)  # a search bot's, five digits wide
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    phone.goto(f"/matches/{match.pk}/")
+    lines = phone.evaluate(
+        """() => Object.fromEntries([...document.querySelectorAll("table.seats td.name a")]
+                 .map((a) => [a.textContent, a.getClientRects().length]))"""
+    )
+    assert lines == {name: lines[name] for name in names} and max(lines.values()) <= 2, lines
+    region = phone.locator("#seats-region")
+    widths = region.evaluate(
+        """(el) => [el.scrollWidth, el.clientWidth, ...[...el.querySelectorAll("th")]
+                 .map((th) => `${th.textContent} ${Math.round(th.getBoundingClientRect().width)}`)]"""
+    )
+    assert widths[0] <= widths[1], f"the seats scroll: {widths}"
+    assert horizontal_overflow(phone) == 0
+    shoot(phone, "a11y-match-seats-360px")
+
+
 def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, ladder) -> None:
     page = browser.page
     page.goto("/accounts/signup/")
