@@ -12,6 +12,7 @@ from django.utils import timezone
 from arena import replay_from_bytes
 from ladder.bots import create_bot
 from ladder.models import Bot, Match, Rating, WorkerHeartbeat
+from ladder.templatetags.ladder_tags import elo, signed
 from tests.web.conftest import make_bot, play
 
 pytestmark = pytest.mark.django_db
@@ -688,6 +689,19 @@ def test_match_page_names_the_seats_in_the_result_reason(client: Client, ladder)
         "<strong>bob-b wins</strong> — bob-b reached 20 prestige points; forfeit: alice-a (crash)"
     )
     assert client.get(f"/api/matches/{last.pk}").json()["reason"] == raw  # the API keeps it raw
+
+
+def test_match_page_says_which_elo_the_change_started_from(client: Client, ladder) -> None:
+    """QA: the seat table's "Elo change" column read "1584 +12.3", a number
+    without its meaning; the change now comes first, then where it started."""
+    _, _, last = ladder
+    text = client.get(f"/matches/{last.pk}/").content.decode()
+    cells = [
+        " ".join(re.sub(r"<[^>]+>", " ", cell).split())
+        for cell in re.findall(r'<td class="num trend[^"]*">(.*?)</td>', text, re.S)
+    ]
+    seats = list(last.seats.order_by("seat"))
+    assert cells == [f"{signed(s.elo_change, 1)} from {elo(s.elo_before)}" for s in seats], cells
 
 
 def result_line(client: Client, match: Match) -> str:
