@@ -42,6 +42,17 @@ from arena.sandboxes import (
     sandbox_self_test,
     sandbox_status,
 )
+from arena.tournament import (
+    Standing,
+    count_game,
+    fit_elo,
+    pair_results,
+    ranked,
+    schedule,
+    standings_rows,
+    table_lines,
+    wilson_interval,
+)
 
 __all__ = [
     "BotNotFound",
@@ -79,4 +90,13 @@ __all__ = [
     "remove_match_sandboxes",
     "sandbox_self_test",
     "sandbox_status",
+    "Standing",
+    "count_game",
+    "fit_elo",
+    "pair_results",
+    "ranked",
+    "schedule",
+    "standings_rows",
+    "table_lines",
+    "wilson_interval",
 ]

@@ -26,7 +26,14 @@ from arena.runner import play_match
 from arena.runner_bots import BUILTIN_PREFIX, BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 from arena.sandboxes import check_local_sandbox, reap_sandboxes
-from arena.tournament import Standing, fit_elo, pair_results, schedule, wilson_interval
+from arena.tournament import (
+    Standing,
+    count_game,
+    pair_results,
+    schedule,
+    standings_rows,
+    table_lines,
+)
 from sandbox import SandboxError
 
 EPILOG = """\
@@ -168,7 +175,9 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
                 print(f"{_after_bar()}system fault (match not counted): {exc}", file=sys.stderr)
                 continue
             seats = plan[index].seats
-            _count(standings, seats, result)
+            count_game(
+                standings, seats, result.outcome.ranks, [f is not None for f in result.faults]
+            )
             records.append(
                 {
                     "index": index,
@@ -251,60 +260,11 @@ def _stop(pool: ThreadPoolExecutor, futures: list, instance: str) -> None:
         futures_wait(running)  # their bots are gone: they end now
 
 
-def standings_rows(labels: list[str], standings: list[Standing], games) -> list[dict]:
-    """One row a bot, best first, as the table and --json give them; a bot
-    with no game counted has no figures (None) and comes last."""
-    played = [b for b, st in enumerate(standings) if st.games]
-    index = {b: k for k, b in enumerate(played)}
-    elo, ci = fit_elo(len(played), [[(index[i], index[j], s) for i, j, s in g] for g in games])
-    order = sorted(played, key=lambda b: -elo[index[b]])
-    order += [b for b in range(len(standings)) if b not in index]
-    rows = []
-    for b in order:
-        st = standings[b]
-        row = {"bot": labels[b], "games": st.games, "faults": st.faults}
-        if b in index:
-            lo, hi = wilson_interval(st.sole_firsts, st.games)
-            row |= {
-                "win_rate": st.win_rate,
-                "first_alone": st.sole_first_rate,
-                "first_alone_ci95": [lo, hi],
-                "avg_rank": st.rank_sum / st.games,
-                "elo": elo[index[b]],
-                "elo_ci95_half_width": ci[index[b]],
-            }
-        else:
-            row |= dict.fromkeys(
-                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
-                 "elo_ci95_half_width")
-            )  # fmt: skip
-        rows.append(row)
-    return rows
-
-
 def _print_table(game, options, players: int, counted: int, rows, seconds: float) -> None:
     games = f"{counted} game{'' if counted == 1 else 's'}"
     print(f"{game.id}: {games}, {players} seats, {seconds:.1f} s")
     print_notice(game.id, options)
-    width = max(28, *(len(row["bot"]) for row in rows))
-    print(
-        f"{'bot':<{width}} {'games':>5} {'win rate':>8} {'1st alone':>9} {'(95% CI)':>13}"
-        f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'(±95%)':>7}"
-    )
-    for row in rows:
-        if row["elo"] is None:
-            print(
-                f"{row['bot']:<{width}} {0:>5} {'—':>8} {'—':>9} {'':>13} {'—':>8}"
-                f" {row['faults']:>6} {'—':>6}"
-            )
-            continue
-        lo, hi = row["first_alone_ci95"]
-        interval = f"{lo * 100:.1f}–{hi * 100:.1f}%"
-        print(
-            f"{row['bot']:<{width}} {row['games']:>5} {row['win_rate']:>8.1%}"
-            f" {row['first_alone']:>9.1%} {interval:>13} {row['avg_rank']:>8.2f}"
-            f" {row['faults']:>6} {row['elo']:>6.0f} {'±' + format(row['elo_ci95_half_width'], '.0f'):>7}"
-        )
+    print("\n".join(table_lines(rows)))
 
 
 def replay_path(folder: Path, game: str, index: int) -> Path:
@@ -322,20 +282,6 @@ def make_replay_dir(folder: Path) -> None:
     except OSError as exc:
         raise ValueError(f"{what}: cannot create it: {exc.strerror or exc}") from None
     check_replay_folder(folder, what)
-
-
-def _count(standings: list[Standing], seats: tuple[int, ...], result: MatchResult) -> None:
-    ranks = result.outcome.ranks
-    firsts = sum(1 for r in ranks if r == 1)
-    for seat, bot in enumerate(seats):
-        st = standings[bot]
-        st.games += 1
-        st.rank_sum += ranks[seat]
-        if ranks[seat] == 1:
-            st.wins += 1 / firsts
-            st.sole_firsts += firsts == 1
-        if result.faults[seat] is not None:
-            st.faults += 1
 
 
 def _progress_shown() -> bool:

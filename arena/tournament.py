@@ -63,7 +63,99 @@ class Standing:
         return self.sole_firsts / self.games if self.games else 0.0
 
 
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+def count_game(
+    standings: Sequence[Standing],
+    seats: Sequence[int],
+    ranks: Sequence[int],
+    faulted: Sequence[bool],
+) -> None:
+    """Add one counted game to the standings: `seats` are bot indices per
+    seat, `ranks` and `faulted` per seat too."""
+    firsts = sum(1 for r in ranks if r == 1)
+    for seat, bot in enumerate(seats):
+        st = standings[bot]
+        st.games += 1
+        st.rank_sum += ranks[seat]
+        if ranks[seat] == 1:
+            st.wins += 1 / firsts
+            st.sole_firsts += firsts == 1
+        if faulted[seat]:
+            st.faults += 1
+
+
+def ranked(
+    standings: Sequence[Standing], games: Sequence[Sequence[tuple[int, int, float]]]
+) -> list[tuple[int, float | None, float | None]]:
+    """(bot index, Elo, half its 95% interval) a bot, best first by Elo;
+    `games` holds each counted game's pair results by bot index. A bot with
+    no game counted has no Elo (None) and comes last, in index order."""
+    played = [b for b, st in enumerate(standings) if st.games]
+    index = {b: k for k, b in enumerate(played)}
+    elo, ci = fit_elo(len(played), [[(index[i], index[j], s) for i, j, s in g] for g in games])
+    order: list[tuple[int, float | None, float | None]] = sorted(
+        ((b, elo[index[b]], ci[index[b]]) for b in played), key=lambda row: -row[1]
+    )
+    order += [(b, None, None) for b in range(len(standings)) if b not in index]
+    return order
+
+
+def standings_rows(
+    labels: Sequence[str],
+    standings: Sequence[Standing],
+    games: Sequence[Sequence[tuple[int, int, float]]],
+) -> list[dict]:
+    """One row a bot, best first, as `arena tournament` prints them and
+    writes them to --json; `null` figures for a bot with no game counted."""
+    rows = []
+    for b, elo, ci in ranked(standings, games):
+        st = standings[b]
+        row = {"bot": labels[b], "games": st.games, "faults": st.faults}
+        if elo is not None:
+            lo, hi = wilson_interval(st.sole_firsts, st.games)
+            row |= {
+                "win_rate": st.win_rate,
+                "first_alone": st.sole_first_rate,
+                "first_alone_ci95": [lo, hi],
+                "avg_rank": st.rank_sum / st.games,
+                "elo": elo,
+                "elo_ci95_half_width": ci,
+            }
+        else:
+            row |= dict.fromkeys(
+                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
+                 "elo_ci95_half_width")
+            )  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def table_lines(rows: Sequence[dict]) -> list[str]:
+    """The standings table (`standings_rows`) as text: a header line and
+    one line a bot."""
+    width = max(28, *(len(row["bot"]) for row in rows)) if rows else 28
+    lines = [
+        f"{'bot':<{width}} {'games':>5} {'win rate':>8} {'1st alone':>9} {'(95% CI)':>13}"
+        f" {'avg rank':>8} {'faults':>6} {'Elo':>6} {'(±95%)':>7}"
+    ]
+    for row in rows:
+        if row["elo"] is None:
+            lines.append(
+                f"{row['bot']:<{width}} {0:>5} {'—':>8} {'—':>9} {'':>13} {'—':>8}"
+                f" {row['faults']:>6} {'—':>6}"
+            )
+            continue
+        lo, hi = row["first_alone_ci95"]
+        interval = f"{lo * 100:.1f}–{hi * 100:.1f}%"
+        half = "±" + format(row["elo_ci95_half_width"], ".0f")
+        lines.append(
+            f"{row['bot']:<{width}} {row['games']:>5} {row['win_rate']:>8.1%}"
+            f" {row['first_alone']:>9.1%} {interval:>13} {row['avg_rank']:>8.2f}"
+            f" {row['faults']:>6} {row['elo']:>6.0f} {half:>7}"
+        )
+    return lines
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
     """The Wilson score interval (95% by default) of a success proportion;
     unlike p ± z·se it stays inside [0, 1] and is sound near 0 % and 100 %."""
     if trials <= 0:

@@ -361,6 +361,72 @@ class BotVersion(models.Model):
         return Path(settings.MEDIA_ROOT) / "code" / str(self.pk)
 
 
+class Tournament(models.Model):
+    """A round robin between chosen bots, started by an operator
+    (`ladder.tournaments`). Its matches are unrated: the ladder's ratings
+    never see them."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    name = models.CharField(max_length=80)
+    game = models.CharField(max_length=40)
+    #: seats per match
+    players = models.PositiveSmallIntegerField()
+    #: games per table of the schedule (`arena tournament --games`)
+    games = models.PositiveIntegerField()
+    #: the first game's seed; the schedule's seeds follow it
+    seed = models.BigIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: why it was cancelled
+    reason = models.CharField(max_length=200, blank=True)
+    #: the highest id of its matches sent to the workers: the beat sends the
+    #: next ones as they are played (`ladder.tournaments.send_matches`), so
+    #: that a long tournament takes turns with the ladder in its queue
+    sent_through = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game}, {self.status})"
+
+
+class TournamentEntry(models.Model):
+    """One bot of a tournament: the version it plays, pinned when the
+    tournament was created, and the name it plays as (kept if the bot is
+    renamed later)."""
+
+    tournament = models.ForeignKey(Tournament, models.CASCADE, related_name="entries")
+    #: the bot's index in `arena.schedule`
+    position = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, models.PROTECT, related_name="tournament_entries")
+    #: `ladder.matches.seat_label(version)` at creation
+    label = models.CharField(max_length=80)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "position"], name="tournament_entry_position"
+            ),
+            models.UniqueConstraint(
+                fields=["tournament", "version"], name="tournament_entry_version"
+            ),
+        ]
+        ordering = ["tournament", "position"]
+
+    def __str__(self) -> str:
+        return f"{self.label} in tournament {self.tournament_id}"
+
+
 class Match(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -405,6 +471,9 @@ class Match(models.Model):
     )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    tournament = models.ForeignKey(
+        Tournament, models.CASCADE, null=True, blank=True, related_name="matches"
     )
 
     class Meta:

@@ -29,6 +29,7 @@ from ladder.models import (
     MatchSeat,
     Rating,
     RatingHistory,
+    Tournament,
 )
 from ladder.ratings.elo import EloRating, apply_elo
 from ladder.ratings.results import MatchResult
@@ -177,8 +178,37 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
         if match.kind == Match.Kind.VALIDATION:
             decide_validation(match)
         elif ladder:
+            # only the ladder's: a tournament's or a challenge's schedule is
+            # fixed, and pausing the bot would not spare its opponents them
             count_faults(seats)
+        finish_tournaments([match.tournament_id])
     return True
+
+
+def finish_tournaments(tournament_ids) -> int:
+    """The running tournaments among these whose every match is played
+    (finished or errored; some may have been cancelled) become finished, each
+    once: the tournament's row lock orders the workers that record its last
+    matches at the same moment, so the last of them sees all the others'
+    results. Called after every recorded result, errored or cancelled
+    match; returns how many finished."""
+    finished = 0
+    for tournament_id in sorted({t for t in tournament_ids if t is not None}):
+        with transaction.atomic():
+            running = Tournament.objects.select_for_update().filter(
+                pk=tournament_id, status=Tournament.Status.RUNNING
+            )
+            if not running.exists():
+                continue
+            if Match.objects.filter(
+                tournament_id=tournament_id,
+                status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
+            ).exists():
+                continue
+            finished += running.update(
+                status=Tournament.Status.FINISHED, finished_at=timezone.now()
+            )
+    return finished
 
 
 def apply_ratings(match: Match, seats: list[MatchSeat]) -> None:
@@ -257,7 +287,17 @@ def cancel_queued_matches_of(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> i
         status=Match.Status.CANCELLED, reason=why[:200]
     )
     transaction.on_commit(lambda: discard_stray_replays(ids))
+    finish_tournaments(tournaments_of(ids))
     return cancelled
+
+
+def tournaments_of(match_ids) -> list[int]:
+    """The tournaments these matches belong to."""
+    return list(
+        Match.objects.filter(pk__in=list(match_ids), tournament__isnull=False)
+        .values_list("tournament_id", flat=True)
+        .distinct()
+    )
 
 
 def cancel_queued_matches(match_ids, reason: str, why: str) -> tuple[int, int]:
@@ -275,6 +315,7 @@ def cancel_queued_matches(match_ids, reason: str, why: str) -> tuple[int, int]:
         status=Match.Status.CANCELLED, reason=reason[:200]
     )
     transaction.on_commit(lambda: discard_stray_replays(ids))
+    finish_tournaments(tournaments_of(ids))
     rejected = give_up_validation(ids, why)
     return cancelled, rejected
 

@@ -39,7 +39,14 @@ from ladder.models import (
     SeenBeat,
     WorkerHeartbeat,
 )
-from ladder.results import discard_stray_replays, give_up_validation, record_result, storable
+from ladder.results import (
+    discard_stray_replays,
+    finish_tournaments,
+    give_up_validation,
+    record_result,
+    storable,
+)
+from ladder.tournaments import send_matches
 
 log = logging.getLogger(__name__)
 
@@ -252,6 +259,8 @@ def _run_match(task, match_id: int) -> str:
         log.info("match %s: result discarded, the claim was lost", match_id)
         return "claim lost"
     log.info("match %s: finished (%s)", match_id, result.outcome.reason)
+    if match.tournament_id is not None:
+        send_matches()  # the tournament's next match, without waiting for the beat
     return "finished"
 
 
@@ -356,6 +365,7 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
         )
         if errored:
             discard_stray_replays([match_id])
+            finish_tournaments([match.tournament_id])
             give_up_validation(
                 [match_id], f"could not be played after {match.attempts} attempts ({error[:300]})"
             )
@@ -445,8 +455,13 @@ def resend_queued(created_before=None, limit: int = 5000) -> int:
     """Send the queued matches (those created before `created_before`, when
     given; the oldest `limit`) to the broker again; how many. Harmless for a
     match whose message is still there: its second delivery finds it
-    claimed. Also `manage.py resend_queued`, after a database restore."""
-    queued = Match.objects.filter(status=Match.Status.QUEUED)
+    claimed. Also `manage.py resend_queued`, after a database restore.
+    A tournament's matches that were never sent are left to `send_matches`."""
+    queued = Match.objects.filter(status=Match.Status.QUEUED).exclude(
+        # a tournament's matches not sent yet wait for `send_matches`
+        tournament__isnull=False,
+        pk__gt=F("tournament__sent_through"),
+    )
     if created_before is not None:
         queued = queued.filter(created_at__lt=created_before)
     forgotten = list(queued.order_by("pk").values_list("pk", "kind")[:limit])
@@ -490,7 +505,8 @@ def fill_queue(self) -> int:
         return 0
     from ladder.scheduler import fill_queue as fill
 
-    return fill()
+    # tournaments are sent whether or not the ladder is paused
+    return fill() + send_matches()
 
 
 @shared_task(bind=True, ignore_result=True)
