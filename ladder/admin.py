@@ -158,7 +158,7 @@ class BotAdminForm(forms.ModelForm):
 #: a disabled bot plays no queued ladder match, nor a challenge asked for
 #: before (a new challenge refuses a disabled bot); validation matches of its
 #: uploads still play, so that a version is decided whatever staff do
-STOPPED_BY_DISABLING = (Match.Kind.LADDER, Match.Kind.CHALLENGE)
+STOPPED_BY_DISABLING = (Match.Kind.LADDER, Match.Kind.CHALLENGE, Match.Kind.TOURNAMENT)
 DISABLED = "not played: a bot was disabled"
 
 
@@ -235,7 +235,8 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
                 n = cancel_queued_matches_of([obj.pk], DISABLED, STOPPED_BY_DISABLING)
                 if n:
                     self.message_user(
-                        request, f"{n} of its queued ladder matches and challenges cancelled."
+                        request,
+                        f"{n} of its queued ladder, challenge and tournament matches cancelled.",
                     )
         else:
             obj.save()
@@ -248,7 +249,9 @@ class BotAdmin(KeepsResults, admin.ModelAdmin):
             cancelled = cancel_queued_matches_of(ids, DISABLED, STOPPED_BY_DISABLING)
         note = ""
         if cancelled:
-            note = f" {cancelled} of their queued ladder matches and challenges cancelled."
+            note = (
+                f" {cancelled} of their queued ladder, challenge and tournament matches cancelled."
+            )
         skipped = f" {len(ids) - n} were disabled already." if len(ids) > n else ""
         self.message_user(request, f"{n} bots disabled.{note}{skipped}")
 

@@ -160,7 +160,10 @@ def test_disable_and_enable_bots(admin_client) -> None:
     )
     Bot.objects.filter(pk=bot.pk).update(paused_reason="3 faults in a row", consecutive_faults=3)
     message = act(admin_client, Bot, "disable_bots", [bot])
-    assert "1 bots disabled. 2 of their queued ladder matches and challenges cancelled." in message
+    assert (
+        "1 bots disabled. 2 of their queued ladder, challenge and tournament matches cancelled."
+        in message
+    )
     bot.refresh_from_db()
     assert not bot.enabled
     for match in (queued, challenge):  # a challenge asked for before plays no disabled bot
@@ -221,7 +224,7 @@ def test_bot_form_writes_only_what_the_operator_changed(admin_client, alice) -> 
     queued = create_match("splendor-duel", [other.active_version, bot.active_version])
     data.pop("enabled")
     response = admin_client.post(url(Bot, "change", bot.pk), data, follow=True)
-    assert "1 of its queued ladder matches and challenges cancelled" in " ".join(
+    assert "1 of its queued ladder, challenge and tournament matches cancelled" in " ".join(
         str(m) for m in response.context["messages"]
     )
     assert not Bot.objects.get(pk=bot.pk).enabled
