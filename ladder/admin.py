@@ -10,7 +10,10 @@ from django.db import transaction
 from django.forms.fields import InvalidJSONInput
 from django.utils import timezone
 
-from ladder import admin_matches  # noqa: F401 (registers the match and seat admins)
+from ladder import (
+    admin_matches,  # noqa: F401 (registers the match and seat admins)
+    admin_tournaments,  # noqa: F401 (registers the tournament admin)
+)
 from ladder.admin_filters import BotGameFilter, EstimatedCountPaginator, GameFilter, ReadOnlyAdmin
 from ladder.admin_users import KeepsResults  # and the user admin (deactivating a user)
 from ladder.bots import NameTakenError, name_taken, rename_bot

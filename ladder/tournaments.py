@@ -36,6 +36,7 @@ from ladder.game_options import check_options
 from ladder.matches import enqueue, seat_label
 from ladder.models import (
     BotVersion,
+    LadderSettings,
     Match,
     MatchSeat,
     Tournament,
@@ -66,7 +67,8 @@ def create_tournament(
     options: Mapping | None = None,
     created_by=None,
 ) -> Tournament:
-    """A running tournament with every match of its schedule queued; the
+    """A running tournament with every match of its schedule queued, played
+    with the ladder's game options replaced key by key by `options`; the
     first of them are sent to the workers after commit (`send_matches`).
     TournamentError, and nothing stored, for bad input."""
     try:
@@ -104,8 +106,10 @@ def create_tournament(
             )
         if not bot.enabled:
             raise TournamentError(f"bot {bot.name} is disabled")
+    # the ladder's rules, replaced key by key by `options` (as a challenge's)
+    wanted = {**LadderSettings.get().options_for(definition.id), **(options or {})}
     try:
-        clean = check_options(definition, dict(options or {}), [players])
+        clean = check_options(definition, wanted, [players])
     except OptionError as exc:
         raise TournamentError(f"options: {exc}") from None
     seed = secrets.randbits(62) if seed is None else seed

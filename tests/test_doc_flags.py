@@ -51,6 +51,14 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "python -m ladder.membench": ([*PY, "-m", "ladder.membench"], ["docs/scale.md"]),
     "python -m ladder.bench": ([*PY, "-m", "ladder.bench"], ["docs/web.md"]),
     "manage.py recompute_ratings": ([*PY, "manage.py", "recompute_ratings"], ["docs/ratings.md"]),
+    "manage.py tournament create": (
+        [*PY, "manage.py", "tournament", "create"],
+        ["docs/operations.md"],
+    ),
+    "manage.py tournament cancel": (
+        [*PY, "manage.py", "tournament", "cancel"],
+        ["docs/operations.md"],
+    ),
 }
 #: flags whose --help says all there is to say: argparse's and every Django command's
 COMMON = {
