@@ -7,14 +7,16 @@ A bot is one function of (observation, legal actions):
     def decide(observation, legal):
         return legal[0]            # or (action, "a short debug note")
 
-    run(decide)
+    run(decide, game="splendor-duel")   # game: optional, the game it plays
 
 `decide` may take a third argument, the whole request message (step, seat,
 time left). While `run` is active, anything the bot prints goes to stderr,
 its private debug log: the SDK keeps stdout for the protocol (a print before
 `run` starts still goes to stdout and breaks the protocol). An exception in
 `decide` ends the bot (a crash: the seat forfeits), with the traceback in
-the debug log.
+the debug log. A bot that names its game (`game=`) and is started for
+another one (uploaded for the wrong game) stops at the start message and
+says so on stderr: a crash, so the ladder's validation rejects that upload.
 
 This file imports nothing from the rest of arena, and little of the standard
 library (start-up time counts): the bot library (arena/sdk_lib.py) carries a
@@ -64,6 +66,7 @@ def _reply(action: str, note: str = "") -> str:
 def run(
     decide: Decide,
     *,
+    game: str | None = None,
     on_start: Callable[[Match], None] | None = None,
     on_end: Callable[[Match], None] | None = None,
     stdin: TextIO | None = None,
@@ -85,6 +88,8 @@ def run(
             if message.get("protocol") != PROTOCOL_VERSION:
                 print(f"sdk: referee speaks protocol {message.get('protocol')}", file=sys.stderr)
             match = Match(message)
+            if game is not None and match.game != game:
+                raise SystemExit(wrong_game(game, match.game))
             if on_start is not None:
                 on_start(match)
             out.write('"ready"\n')
@@ -108,6 +113,15 @@ def run(
             break
         out.flush()
     return match
+
+
+def wrong_game(written_for: str, started_for: str) -> str:
+    """Why a bot that names its game refuses a match of another game."""
+    return (
+        f"sdk: this bot is written for {written_for} (run(..., game={written_for!r})) "
+        f"but was started for a match of {started_for}: upload it as a bot for "
+        f"{written_for}, or change game= if it really plays {started_for}"
+    )
 
 
 def _arity(func: Callable[..., Any]) -> int:

@@ -190,6 +190,26 @@ def test_new_bot_plays_as_it_says(game: str, capsys) -> None:
     assert "FORFEIT" not in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    "written_for, played",
+    [("splendor-duel", "edel-stein-reich"), ("edel-stein-reich", "splendor-duel")],
+)
+def test_a_starter_started_for_the_other_game_forfeits_and_says_why(
+    written_for: str, played: str, capsys
+) -> None:
+    """The starter names its game: played (or uploaded) for the other game it
+    does not quietly pick legal moves of a game it was not written for."""
+    target = BASE / f"wronggame-{written_for}"
+    assert main(["new-bot", written_for, str(target)]) == 0
+    others = ["builtin:random"] * (2 if played == "edel-stein-reich" else 1)
+    code = main(["play", played, str(target), *others, "--sandbox", "process", "--no-replay"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "FORFEIT crash: closed its output before answering the start message" in out
+    assert f"stderr: sdk: this bot is written for {written_for}" in out
+    assert f"started for a match of {played}" in out
+
+
 def test_tournament_table(capsys) -> None:
     code = main(["tournament", "splendor-duel", "builtin:random", "builtin:random", "--games", "4",
                  "--jobs", "2", "--sandbox", "process"])  # fmt: skip

@@ -164,6 +164,43 @@ def test_sdk_match_carries_what_the_referees_start_message_says(game_id: str) ->
     assert match.outcome is None
 
 
+def test_sdk_bot_that_names_its_game_refuses_another(capsys) -> None:
+    """A bot uploaded for the wrong game that only picks from `legal` would
+    play it; one that says `run(..., game=...)` stops before "ready" and its
+    log says why (QA of a new Edel, Stein & Reich bot author)."""
+    game = get_game("edel-stein-reich")
+    start = start_message(
+        game=game.id,
+        rules_version=game.rules_version,
+        seat=0,
+        seats=3,
+        options=game.validate_options({}),
+        time={"startup_ms": 10000, "move_ms": 1000, "bank_ms": 10000},
+    )
+    stdout = io.StringIO()
+    with pytest.raises(SystemExit) as info:
+        run(
+            lambda observation, legal: legal[0],
+            game="splendor-duel",
+            stdin=io.StringIO(json.dumps(start) + "\n"),
+            stdout=stdout,
+        )
+    assert stdout.getvalue() == ""  # not even "ready"
+    said = str(info.value.code)
+    assert said.startswith("sdk: this bot is written for splendor-duel")
+    assert "started for a match of edel-stein-reich" in said
+    # its own game, and no game named at all, play as before
+    for named in ("edel-stein-reich", None):
+        stdout = io.StringIO()
+        match = run(
+            lambda observation, legal: legal[0],
+            game=named,
+            stdin=io.StringIO(json.dumps(start) + "\n"),
+            stdout=stdout,
+        )
+        assert stdout.getvalue() == '"ready"\n' and match is not None
+
+
 def test_sdk_two_argument_decide() -> None:
     stdin = io.StringIO(
         json.dumps({"type": "request", "step": 0, "observation": {}, "legal": ["a"]}) + "\n"

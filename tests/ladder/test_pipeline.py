@@ -106,6 +106,28 @@ def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, real_sandbox)
     assert statuses in (["cancelled", "finished"], ["finished", "finished"])
 
 
+def test_a_starter_uploaded_for_the_other_game_is_rejected(alice, real_sandbox) -> None:
+    """The site's Splendor Duel starter kit picks legal moves: uploaded as an
+    Edel, Stein & Reich bot it would pass validation, but it names its game,
+    so its first validation match rejects it and its owner reads why."""
+    from ladder.views_docs import starter_zip_bytes
+
+    bot = create_bot(alice, "edel-stein-reich", "wrong-game")
+    version = add_version(bot, "starter.zip", starter_zip_bytes("splendor-duel"))
+    run_queued(Match.Kind.VALIDATION)
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert "crash" in version.reject_reason
+    assert "sdk: this bot is written for splendor-duel" in version.stderr_tail
+    assert "started for a match of edel-stein-reich" in version.stderr_tail
+    # the same kit for its own game is accepted
+    right = create_bot(alice, "edel-stein-reich", "right-game")
+    version = add_version(right, "starter.zip", starter_zip_bytes("edel-stein-reich"))
+    run_queued(Match.Kind.VALIDATION)
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.READY
+
+
 def test_refused_upload_stores_nothing(alice, media_dir) -> None:
     bot = create_bot(alice, "splendor-duel", "empty")
     with pytest.raises(UploadError):

@@ -293,4 +293,4 @@ def decide(obs, legal):
 
 
 if __name__ == "__main__":
-    run(decide, on_start=on_start)
+    run(decide, game="edel-stein-reich", on_start=on_start)

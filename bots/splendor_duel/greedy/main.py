@@ -67,4 +67,4 @@ def decide(observation, legal):
 
 
 if __name__ == "__main__":
-    run(decide)
+    run(decide, game="splendor-duel")

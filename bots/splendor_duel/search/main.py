@@ -137,4 +137,4 @@ def decide(observation, legal):
 
 
 if __name__ == "__main__":
-    run(decide, on_start=on_start)
+    run(decide, game="splendor-duel", on_start=on_start)
