@@ -286,7 +286,7 @@
       case "majority_bonus": return "at scoring: +" + p.bonus + " M for a " + p.colour + " majority";
       case "gain_money": return "gain " + p.money + " M now";
       case "gain_gems": return "gain " + gemsText(p.gems) + " now";
-      case "gain_any_gems": return "pick " + p.count + " gems of any colour";
+      case "gain_any_gems": return "pick " + p.count + (p.count === 1 ? " gem" : " gems") + " of any colour";
       case "swap_one_gem_with_player": return "swap one gem with another player";
       case "each_opponent_gives_one_gem_of_their_choice": return "every opponent gives you one gem";
       default: return e.op.replace(/_/g, " ");

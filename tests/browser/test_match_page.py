@@ -247,6 +247,22 @@ def test_edel_stein_reich_bargaining_and_choices(browser: Browser, process_sandb
     )
     assert "3 yellow" in building and "0 red" not in building and "0 green" not in building
 
+    # an offered "Free pick" says gem or gems as its count needs (QA: "pick 1 gems")
+    picks = page.evaluate(
+        """() => {
+            const viewer = document.getElementById("replay").gemReplay;
+            return [1, 2].map((count) => {
+                const frame = JSON.parse(JSON.stringify(viewer.frames[0]));
+                frame.view.offered_event = {id: "free-pick-" + count, name: "Free pick " + count,
+                    kind: "immediate", op: "gain_any_gems", params: {count}};
+                const out = document.createElement("div");
+                GemReplay.renderers["edel-stein-reich"].render(out, frame, viewer.context());
+                return out.querySelector(".esr-event-effect").textContent;
+            });
+        }"""
+    )
+    assert picks == ["pick 1 gem of any colour", "pick 2 gems of any colour"]
+
     # event cards are named as printed, even those no frame showed face up
     # (the catalogue comes with the replay: game_data.events)
     named = page.evaluate(
