@@ -124,3 +124,54 @@ def test_offers_and_the_transfer_are_public():
     st.apply(1, "accept")
     accept = {"type": "accept", "seat": 1, "maker": 0, "gems": {"red": 1, "blue": 1}, "winner": 0}
     assert accept in st.spectator_view()["previous_log"]
+
+
+def documented_fields() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """From docs/games/edel-stein-reich.md: the log-entry table (type ->
+    fields) and the observation schema's event `params` (op -> keys)."""
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[3] / "docs" / "games" / "edel-stein-reich.md").read_text()
+    table = doc.split("| `type` | fields | what happened |", 1)[1].split("\n\n", 1)[0]
+    fields = {}
+    for row in table.strip().splitlines()[1:]:
+        kind, names = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        fields[kind.strip("`")] = {name.strip(" `") for name in names.split(",")}
+    schema = doc.split("offered_event: {id, name, kind, op, params (", 1)[1].split(")}", 1)[0]
+    params = {op: {k.strip() for k in keys.split(",")}
+              for op, keys in re.findall(r"(\w+): \{([^}]*)\}", schema)}  # fmt: skip
+    return fields, params
+
+
+def test_log_entries_and_event_params_are_as_documented():
+    """A bot that follows bargains reads `offer` and `accept` entries: the game
+    page lists every entry's fields and every card's params (QA: the page
+    named the types only, and `params` without its keys)."""
+    import random
+
+    from arena.games.edel_stein_reich import GAME
+
+    documented, params = documented_fields()
+    seen: dict[str, set[str]] = {}
+    for seed in range(40):
+        options = {"gemless_opener": "void"} if seed % 2 else {"untaken_event": "keep"}
+        st = GAME.new(3 + seed % 3, seed, options)
+        chooser = random.Random(seed)
+        while not st.is_over():
+            seat = chooser.choice(st.to_act())
+            st.apply(seat, chooser.choice(st.legal_actions(seat)))
+            view = st.spectator_view()
+            for entry in view["log"]:
+                seen.setdefault(entry["type"], set()).update(set(entry) - {"type"})
+            for card in (view["offered_event"], view["pending_event"]):
+                if card is not None:
+                    assert set(card.get("params", {})) == params.get(card["op"], set()), card
+    assert len(seen) >= 18, sorted(seen)  # random games show most kinds; the rare ones:
+    from arena.games.edel_stein_reich.views import log_entry
+
+    for rare in (("reshuffle", 12), ("no_event", 1), ("void", 0, (0, 2))):
+        entry = log_entry(st, rare)
+        seen.setdefault(entry["type"], set()).update(set(entry) - {"type"})
+    assert set(params) == {"gain_money", "gain_gems", "gain_any_gems", "majority_bonus"}
+    assert {kind: documented.get(kind) for kind in seen} == seen
