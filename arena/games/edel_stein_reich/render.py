@@ -53,7 +53,7 @@ def render(st) -> str:
             f"bargaining for {ACTION_WORDS[rules.ACTION_NAMES[st.bar_action]]}: "
             f"seats {o} (opener) and {other}; standing offer "
             + (f"{gems_text(st.bar_standing)} by seat {maker}" if maker >= 0 else "none")
-            + (f"; building {st.bar_build}" if st.bar_build else "")
+            + (_raise_so_far(st) if st.bar_build else "")
         )
     if st.pending_ev >= 0:
         lines.append(f"resolving event: {comp.event_kinds[st.pending_ev].name}")
@@ -61,6 +61,13 @@ def render(st) -> str:
         out = st.outcome()
         lines.append(f"game over ({out.reason}); ranks {list(out.ranks)}")
     return "\n".join(lines)
+
+
+def _raise_so_far(st) -> str:
+    """The raise being announced colour by colour (red first), in words."""
+    named = ", ".join(f"{k} {COLOURS[c]}" for c, k in enumerate(st.bar_build) if k) or "nothing"
+    seat = st.to_act()[0]
+    return f"; seat {seat} is announcing a raise: {named} so far, {COLOURS[len(st.bar_build)]} next"
 
 
 def describe(st, seat: int, action: str) -> str:

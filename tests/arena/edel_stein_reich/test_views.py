@@ -93,6 +93,11 @@ def test_render_and_describe_action():
     assert st.describe_action(0, "offer r1") == "seat 0 puts 1 red into the offer"
     assert st.describe_action(0, "offer r0") == "seat 0 puts no red into the offer"
     assert "bargaining for Money" in st.render()
+    # a raise half announced, in words (QA: `arena replay show` printed "building [1, 0]")
+    st.apply(0, "offer r1")
+    st.apply(0, "offer y0")
+    assert "; seat 0 is announcing a raise: 1 red so far, green next" in st.render()
+    assert "[1, 0]" not in st.render()
 
 
 def test_set_aside_gem_cards_are_hidden_except_the_top_one():
