@@ -99,7 +99,12 @@ def _run(args: argparse.Namespace, workdir: Path) -> int:
         options = game.validate_options(settings["options"])
         bots = [resolve_bot(arg, game.id, workdir) for arg in args.bots]
         if len(bots) < players:
-            raise ValueError(f"{players} seats need at least {players} bots")
+            filled = [*args.bots, *[args.bots[-1]] * (players - len(bots))]
+            seats = f" --players {players}" * (args.players is not None)
+            raise ValueError(
+                f"{players} seats need at least {players} bots; a bot may be named more than "
+                f"once: arena tournament {game.id} {' '.join(filled)} --games {args.games}{seats}"
+            )
         if args.games < 1:
             raise ValueError("--games must be at least 1")
         if args.jobs < 1:

@@ -471,3 +471,20 @@ def test_replay_show_of_a_step_out_of_range_prints_only_the_error(tmp_path: Path
     assert captured.out == ""
     assert captured.err == f"arena replay: step {steps + 1} is outside 0..{steps}\n"
     assert main(["replay", "show", "--step", str(steps), str(replay)]) == 0
+
+
+def test_a_table_with_too_few_bots_says_how_to_fill_it(capsys, monkeypatch) -> None:
+    """A new Edel, Stein & Reich author tries the Splendor Duel habit, one
+    opponent: the error says how to fill the 3 seats, as a command to copy."""
+    from arena import cmd_tournament
+
+    _no_match_may_be_played(monkeypatch, cmd_tournament)
+    argv = ["tournament", "edel-stein-reich", "builtin:greedy", "builtin:random", "--games", "1",
+            "--sandbox", "process"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "3 seats need at least 3 bots" in err
+    assert "a bot may be named more than once:" in err
+    hint = err.split("named more than once: ", 1)[1].split("\n", 1)[0].split()
+    assert hint == ["arena", "tournament", "edel-stein-reich", "builtin:greedy", "builtin:random",
+                    "builtin:random", "--games", "1"]  # fmt: skip
