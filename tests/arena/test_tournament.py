@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import random
+import re
+import select
 import shutil
 import signal
 import subprocess
@@ -193,26 +196,47 @@ def test_json_holds_the_standings_and_every_game(tmp_path: Path, capsys) -> None
 
 def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far(tmp_path: Path) -> None:
     """The first Ctrl-C froze the progress and played every remaining game,
-    then exited without standings (found by QA)."""
+    then exited without standings (found by QA). Ctrl-C comes once the
+    progress bar (drawn on a terminal: stderr is a pseudo-terminal here) shows
+    a finished game; a fixed wait of 4 s found none on a loaded machine."""
     arena = Path(sys.executable).with_name("arena")
     command = [str(arena), *ARGS, "--games", "400", "--jobs", "2", "--sandbox", "process",
                "--json", str(tmp_path / "run.json")]  # fmt: skip
-    run = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
+    terminal, stderr = pty.openpty()
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
+    os.close(stderr)
+    err = b""
+
+    def read_terminal(until, seconds: float) -> None:
+        nonlocal err
+        deadline = time.monotonic() + seconds
+        while not until() and time.monotonic() < deadline:
+            if select.select([terminal], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(terminal, 4096)
+                except OSError:  # EIO: the run closed its end
+                    return
+                if not chunk:
+                    return
+                err += chunk
+
     try:
-        time.sleep(4)
+        read_terminal(lambda: re.search(rb"\] [1-9][0-9]*/400", err) or run.poll() is not None, 120)
+        assert run.poll() is None, err.decode(errors="replace")
         os.killpg(run.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
-        out, err = run.communicate(timeout=60)
+        read_terminal(lambda: False, 60)
+        out = run.communicate(timeout=60)[0].decode()
     finally:
+        os.close(terminal)
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.communicate()
-    assert run.returncode == 130, err
+    text = err.decode(errors="replace")
+    assert run.returncode == 130, text
     played = int(out.split(": ")[1].split(" game")[0])
     assert 0 < played < 400, out
-    assert f"interrupted: the standings of the {played} games played so far" in err
-    assert "builtin:greedy" in out and "Traceback" not in err
+    assert f"interrupted: the standings of the {played} games played so far" in text
+    assert "builtin:greedy" in out and "Traceback" not in text
     document = json.loads((tmp_path / "run.json").read_text())
     assert (document["stopped"], document["counted"]) == ("interrupted", played)
     assert len(document["games"]) == played
