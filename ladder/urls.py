@@ -1,7 +1,15 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, register_converter
 
-from ladder import health, views, views_account, views_docs, views_replay, views_upload
+from ladder import (
+    health,
+    views,
+    views_account,
+    views_docs,
+    views_replay,
+    views_tournament,
+    views_upload,
+)
 from ladder.views_challenge import challenge, my_challenges
 
 
@@ -47,6 +55,13 @@ urlpatterns = [
     path("matches/<id:match_id>/replay.json.gz", views.match_replay, name="match_replay"),
     path("matches/<id:match_id>/frames.json", views_replay.frames, name="match_frames_json"),
     path("matches/<id:match_id>/live.json", views_replay.live, name="match_live_json"),
+    # tournaments
+    path("tournaments/", views_tournament.tournaments, name="tournaments"),
+    path(
+        "tournaments/<id:tournament_id>/",
+        views_tournament.tournament_detail,
+        name="tournament",
+    ),
     # accounts
     path("accounts/signup/", views_account.signup, name="signup"),
     path(

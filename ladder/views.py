@@ -55,14 +55,16 @@ from ladder.pages import (
     with_tables,
 )
 from ladder.results import ReplayUnavailable, replay_present, stored_replay
+from ladder.tournament_pages import played_in
 
 LEADERBOARD_PAGE_SIZE = 50
 HOME_TOP = 5
 #: the bot page's match filter (?kind=): value → label; "" is the default list
 MATCH_KINDS = {
-    "": "ladder and challenges",
+    "": "ladder, challenges and tournaments",
     Match.Kind.LADDER: "ladder",
     Match.Kind.CHALLENGE: "challenges",
+    Match.Kind.TOURNAMENT: "tournaments",
     Match.Kind.VALIDATION: "validation",
 }
 
@@ -202,6 +204,8 @@ def leaderboard(request: HttpRequest, game: str) -> HttpResponse:
 
 #: the bot page lists this many of a bot's newest versions
 VERSIONS_SHOWN = 30
+#: and the tournaments it played in, newest first
+TOURNAMENTS_SHOWN = 20
 
 
 def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
@@ -254,6 +258,8 @@ def bot_detail(request: HttpRequest, bot_id: int) -> HttpResponse:
         "cursor": cursor,
         "kind": kind,
         "match_kinds": MATCH_KINDS.items(),
+        "tournaments": played_in(bot.pk, TOURNAMENTS_SHOWN),
+        "tournaments_shown": TOURNAMENTS_SHOWN,
         "h2h": h2h[:H2H_SHOWN],
         "h2h_more": max(0, len(h2h) - H2H_SHOWN),
         "private": private,
@@ -324,7 +330,9 @@ def winners_line(match: Match, seats: list[MatchSeat]) -> str:
 
 
 def match_detail(request: HttpRequest, match_id: int) -> HttpResponse:
-    match = found_or_404(Match.objects.select_related("validates__bot"), "match", pk=match_id)
+    match = found_or_404(
+        Match.objects.select_related("validates__bot", "tournament"), "match", pk=match_id
+    )
     seats = list(match.seats.select_related("version__bot__owner").order_by("seat"))
     mine = [s.seat for s in seats if can_see_private(request.user, s.version.bot)]
     # a finished match whose file is gone (lost in a restore, say)

@@ -23,6 +23,7 @@ def nav_games():
 #: the header's links: the page each leads to, and the other pages of its section
 NAV_SECTIONS = {
     "leaderboard": ("bot", "version", "challenge", "match"),
+    "tournaments": ("tournament",),
     "queue": (),
     "docs": ("getting_started", "faq", "doc_page", "game_docs"),
     "status": (),

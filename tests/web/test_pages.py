@@ -416,7 +416,7 @@ def test_bot_page_with_only_validation_matches_says_so(client: Client, alice) ->
     assert f'href="/matches/{match.pk}/"' in text.split("Faults")[1]
     recent = text.split('<h2 id="matches">')[1].split("Head to head")[0]
     assert "No matches yet" not in recent
-    assert "No ladder or challenge matches yet (validation matches" in recent
+    assert "No ladder, challenge or tournament matches yet (validation matches" in recent
 
 
 @pytest.mark.parametrize("who", ["owner", "staff"])

@@ -12,6 +12,7 @@ from django.test import Client
 from ladder.bots import add_version
 from ladder.models import Match, Rating
 from ladder.tokens import create_token
+from ladder.tournaments import create_tournament
 from tests.ladder.conftest import RANDOM_BOT
 from tests.web.conftest import make_bot, play
 from tests.web.page_html import Page
@@ -31,9 +32,13 @@ def site(client: Client, alice, bob):
         fitted=1560, fitted_low=1500, fitted_high=1620, fitted_rank=1, provisional=True
     )
     create_token(alice, "laptop CLI")
+    cup = create_tournament(
+        game=a.game, versions=[a.active_version, b.active_version], games=2, players=2, name="cup"
+    )
     pending = add_version(a, "main.py", RANDOM_BOT + b"# v2\n")
     client.force_login(alice)
     return {
+        "cup": cup,
         "bot": a,
         "esr": esr,
         "match": match,
@@ -48,6 +53,8 @@ def site(client: Client, alice, bob):
             f"/bots/{a.pk}/challenge/",
             f"/matches/{match.pk}/",
             "/queue/",
+            "/tournaments/",
+            f"/tournaments/{cup.pk}/",
             "/status/",
             "/accounts/",
             "/accounts/tokens/",
@@ -90,6 +97,8 @@ def current_links(client: Client, url: str) -> dict[str, str]:
 def test_the_header_marks_the_current_page_and_section(client: Client, site) -> None:
     bot = site["bot"]
     assert current_links(client, "/queue/") == {"Queue": "page"}
+    assert current_links(client, "/tournaments/") == {"Tournaments": "page"}
+    assert current_links(client, f"/tournaments/{site['cup'].pk}/") == {"Tournaments": "true"}
     assert current_links(client, "/status/") == {"Status": "page"}
     assert current_links(client, "/docs/") == {"Docs": "page"}
     assert current_links(client, "/docs/faq/") == {"Docs": "true"}
