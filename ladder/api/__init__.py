@@ -15,7 +15,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 from ninja import NinjaAPI
 
-from ladder.api import bots, games, matches, tokens
+from ladder.api import bots, games, matches, tokens, tournaments
 from ladder.api.auth import SIGNED_IN
 from ladder.api.errors import install_handlers, method_not_allowed
 
@@ -99,3 +99,4 @@ api.add_router("", games.router)
 api.add_router("", bots.router)
 api.add_router("", matches.router)
 api.add_router("", tokens.router)
+api.add_router("", tournaments.router)

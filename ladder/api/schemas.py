@@ -332,6 +332,9 @@ class MatchOut(Schema):
     kind: MatchKind
     status: MatchStatus
     rated: bool
+    tournament: int | None = Field(
+        description="the tournament it belongs to (GET /api/tournaments/{id}); null otherwise"
+    )
     seat_count: int
     rules_version: str
     options: dict[str, Any]
@@ -425,6 +428,7 @@ def match_out(match: Match, viewer, detail: bool = False) -> dict:
         "kind": match.kind,
         "status": match.status,
         "rated": match.rated,
+        "tournament": match.tournament_id,
         "seat_count": match.seat_count,
         "rules_version": match.rules_version,
         "options": match.options,

@@ -212,6 +212,8 @@ def test_the_schema_is_served_and_lists_every_endpoint(client) -> None:
         "/api/me",
         "/api/tokens",
         "/api/tokens/{token_id}",
+        "/api/tournaments",
+        "/api/tournaments/{tournament_id}",
     }
     assert set(schema["components"]["securitySchemes"]) == {"TokenAuth", "SessionAuth"}
     # public reads say that signing in is optional; writes require it
