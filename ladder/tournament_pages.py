@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db.models import Case, Count, IntegerField, QuerySet, Value, When
 
 from ladder.matches import seat_label
@@ -36,14 +37,22 @@ def listed_tournaments(game: str | None = None, status: str | None = None) -> Qu
 
 
 @dataclass(frozen=True)
+class Winner:
+    """The first of a finished tournament's standings."""
+
+    label: str
+    bot_id: int | None
+
+
+@dataclass(frozen=True)
 class Summary:
     """One tournament of a list: how many bots, how far it is, who won."""
 
     tournament: Tournament
     bots: int
     progress: Progress
-    #: the first of the standings once the tournament is finished; else None
-    winner: Row | None
+    #: once the tournament is finished; else None
+    winner: Winner | None
 
     @property
     def line(self) -> str:
@@ -52,8 +61,8 @@ class Summary:
 
 def summaries(tournaments: Iterable[Tournament]) -> list[Summary]:
     """The list's rows for a page of tournaments: two queries for the bots
-    and the matches of the whole page, plus the standings of each finished
-    one (its winner)."""
+    and the matches of the whole page, and the winner of each finished one
+    (`winner_of`)."""
     tournaments = list(tournaments)
     ids = [t.pk for t in tournaments]
     bots = dict(
@@ -77,12 +86,27 @@ def summaries(tournaments: Iterable[Tournament]) -> list[Summary]:
             total=sum(by_status.values()),
             **{s: by_status.get(s, 0) for s in Match.Status.values},
         )
-        winner = None
-        if t.status == Tournament.Status.FINISHED:
-            rows = standings(t).rows
-            winner = rows[0] if rows else None
-        out.append(Summary(t, bots.get(t.pk, 0), progress, winner))
+        out.append(Summary(t, bots.get(t.pk, 0), progress, winner_of(t)))
     return out
+
+
+def winner_of(tournament: Tournament, rows: list[Row] | None = None) -> Winner | None:
+    """The winner of a finished tournament (None for the others), from its
+    standings (`rows` if they are at hand). Kept in the cache: a finished
+    tournament's results never change, and its standings cost 250-400 ms at
+    a few thousand matches (the Elo fit), which a list of 25 would pay for
+    each on every view."""
+    if tournament.status != Tournament.Status.FINISHED:
+        return None
+    # the times too: a test database may hand the same id out again
+    finished = tournament.finished_at.timestamp() if tournament.finished_at else ""
+    key = f"tournament-winner:{tournament.pk}:{tournament.created_at.timestamp()}:{finished}"
+    found = cache.get(key)
+    if found is None:
+        rows = standings(tournament).rows if rows is None else rows
+        found = Winner(rows[0].label, rows[0].bot_id) if rows else Winner("", None)
+        cache.set(key, found, timeout=None)
+    return found if found.label else None
 
 
 def progress_line(progress: Progress) -> str:

@@ -15,7 +15,13 @@ from ladder.api.bots import get_or_404
 from ladder.api.errors import NO_NUL, errors
 from ladder.api.schemas import PageMeta, PageQuery, VersionRef
 from ladder.models import Tournament
-from ladder.tournament_pages import Summary, entries_by_id, listed_tournaments, summaries
+from ladder.tournament_pages import (
+    Summary,
+    entries_by_id,
+    listed_tournaments,
+    summaries,
+    winner_of,
+)
 from ladder.tournaments import Progress, Row, standings
 
 router = Router(tags=["tournaments"], auth=PUBLIC)
@@ -164,8 +170,7 @@ def tournament_detail(request: HttpRequest, tournament_id: int):
     )
     table = standings(tournament)
     entries = entries_by_id(tournament).values()
-    finished = tournament.status == Tournament.Status.FINISHED and table.rows
-    summary = Summary(tournament, len(entries), table.progress, table.rows[0] if finished else None)
+    summary = Summary(tournament, len(entries), table.progress, winner_of(tournament, table.rows))
     return {
         **tournament_out(summary),
         "created_by": tournament.created_by.username if tournament.created_by else None,
