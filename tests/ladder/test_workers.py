@@ -259,7 +259,9 @@ def test_a_pool_process_over_its_memory_cap_is_replaced_and_loses_no_match(media
     assert len(set(pids)) == len(matches), f"pool processes {pids}"
     assert worker_pid not in pids
     replaced = [r["process"] for r in records if "passed WORKER_MAX_MEMORY_MIB" in r["message"]]
-    assert replaced[: len(matches) - 1] == pids[:-1]  # the last may not have left yet
+    # the last may not have left yet; a message an earlier test left on the
+    # queue (its match gone: "missing") uses up a process too
+    assert set(pids[:-1]) <= set(replaced), f"replaced {replaced}, played in {pids}"
     for match in Match.objects.filter(pk__in=[m.pk for m in matches]):
         assert match.attempts == 1 and match.worker == WorkerHeartbeat.objects.get().hostname
         assert RatingHistory.objects.filter(match=match).count() == 2
