@@ -8,7 +8,9 @@ It fills the ladder in two steps (a tenth of the size first, then the rest)
 and measures at both sizes, so one can see that the query count of a page
 does not grow with the data. Rows are written with COPY (bulk); the replays
 the matches point to are real ones, played here with the example bots of
-both games, and their compressed sizes are reported too.
+both games, and their compressed sizes are reported too. After the first
+step it adds two tournaments of 3,800 matches, a finished one and a running
+one (`ladder.bench_tournaments`), whose matches `--matches` counts.
 
 Refuses to touch a database that holds bots not made by this benchmark.
 Figures and the command: docs/web.md.
@@ -28,6 +30,7 @@ from pathlib import Path
 import django
 
 from ladder.bench_fill import USER_PREFIX, Filler, play_replays
+from ladder.bench_tournaments import TOURNAMENTS, add_tournaments
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -72,7 +75,7 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
     """(what, url, the user signed in or None) of each page timed."""
     from django.db.models import Max
 
-    from ladder.models import Bot, Match, MatchSeat, Rating
+    from ladder.models import Bot, Match, MatchSeat, Rating, Tournament
 
     typical = (
         Rating.objects.filter(bot__game="splendor-duel", elo_games__gt=0)
@@ -132,6 +135,18 @@ def pages_to_measure() -> list[tuple[str, str, object]]:
             f"&finished_before={days_back[1]}",
         ),
     ]
+    finished, running = (
+        Tournament.objects.filter(name=name).values_list("pk", flat=True).first()
+        for name, _, _ in TOURNAMENTS
+    )
+    if finished and running:
+        pages += [
+            ("tournament list", "/tournaments/"),
+            ("tournament page (finished, 3,800 matches)", f"/tournaments/{finished}/"),
+            ("tournament page (running, 2,000 of 3,800 played)", f"/tournaments/{running}/"),
+            ("API tournament (finished)", f"/api/tournaments/{finished}"),
+            ("API tournament (running)", f"/api/tournaments/{running}"),
+        ]
     rows: list[tuple[str, str, object]] = [(name, url, None) for name, url in pages]
     if challenger is not None:
         url = f"/bots/{challenger.pk}/challenge/"
@@ -288,6 +303,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"  {have:,} / {want_matches:,} matches ({rate:,.0f}/s incl. earlier)")
         if have < want_matches:
             log(f"stopped filling at {have:,} matches: --max-fill-seconds reached")
+        add_tournaments(filler)
         filler.write_ratings()
         report(label, args.repeats)
     return 0
