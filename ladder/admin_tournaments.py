@@ -13,13 +13,8 @@ from django.utils.html import format_html, format_html_join
 from arena import all_games
 from ladder.admin_filters import GameFilter, ReadOnlyAdmin
 from ladder.models import Bot, Tournament, TournamentEntry
-from ladder.tournaments import (
-    TournamentError,
-    cancel_tournament,
-    create_tournament,
-    progress,
-    standings,
-)
+from ladder.tournament_table import progress, standings
+from ladder.tournaments import TournamentError, cancel_tournament, create_tournament
 
 
 class BotChoice(forms.ModelMultipleChoiceField):

@@ -8,9 +8,7 @@ It fills the ladder in two steps (a tenth of the size first, then the rest)
 and measures at both sizes, so one can see that the query count of a page
 does not grow with the data. Rows are written with COPY (bulk); the replays
 the matches point to are real ones, played here with the example bots of
-both games, and their compressed sizes are reported too. After the first
-step it adds two tournaments of 3,800 matches, a finished one and a running
-one (`ladder.bench_tournaments`), whose matches `--matches` counts.
+both games, and their compressed sizes are reported too.
 
 Refuses to touch a database that holds bots not made by this benchmark.
 Figures and the command: docs/web.md.
@@ -172,7 +170,29 @@ def report(label: str, repeats: int) -> list[tuple[str, float, int]]:
         rows.append((name, ms, queries))
         log(f"| {name} | {ms:.1f} | {cpu_ms:.1f} | {queries} | {status} | {size:,} |")
     report_counts(repeats)
+    report_fits(repeats)
     return rows
+
+
+def report_fits(repeats: int) -> None:
+    """What a tournament page would pay without the stored or cached table:
+    the standings' fit alone (`ladder.tournament_table.fitted`), median ms."""
+    from ladder.models import Tournament
+    from ladder.tournament_table import fitted
+
+    log("\n| tournament | standings fit alone, ms | finished matches |")
+    log("| --- | ---: | ---: |")
+    for name, _, _ in TOURNAMENTS:
+        tournament = Tournament.objects.filter(name=name).first()
+        if tournament is None:
+            continue
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            lines = fitted(tournament)
+            times.append((time.perf_counter() - start) * 1000)
+        played = sum(line["games"] for line in lines) // tournament.players
+        log(f"| {name} | {statistics.median(times):.1f} | {played:,} |")
 
 
 def report_counts(repeats: int) -> None:

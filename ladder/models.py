@@ -392,6 +392,9 @@ class Tournament(models.Model):
     #: next ones as they are played (`ladder.tournaments.send_matches`), so
     #: that a long tournament takes turns with the ladder in its queue
     sent_through = models.BigIntegerField(default=0)
+    #: the standings' figures once no match is left to play, stored once
+    #: (`ladder.tournament_table`); null while it is being played
+    final_table = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]

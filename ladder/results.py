@@ -33,6 +33,7 @@ from ladder.models import (
 )
 from ladder.ratings.elo import EloRating, apply_elo
 from ladder.ratings.results import MatchResult
+from ladder.tournament_table import fitted
 
 STDERR_KEEP = 16 * 1024
 #: the MatchSeat columns a result fills in (in this order where order matters)
@@ -186,28 +187,34 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
 
 
 def finish_tournaments(tournament_ids) -> int:
-    """The running tournaments among these whose every match is played
-    (finished or errored; some may have been cancelled) become finished, each
-    once: the tournament's row lock orders the workers that record its last
-    matches at the same moment, so the last of them sees all the others'
-    results. Called after every recorded result, errored or cancelled
-    match; returns how many finished."""
+    """The tournaments among these with no match left to play (each is
+    finished, errored or cancelled) store their final table
+    (`ladder.tournament_table`), each once, and the running ones become
+    finished. The tournament's row lock orders the workers that record its
+    last matches at the same moment, so the last of them sees all the
+    others' results. Called after every recorded result, errored or
+    cancelled match; returns how many finished."""
     finished = 0
     for tournament_id in sorted({t for t in tournament_ids if t is not None}):
         with transaction.atomic():
-            running = Tournament.objects.select_for_update().filter(
-                pk=tournament_id, status=Tournament.Status.RUNNING
+            tournament = (
+                Tournament.objects.select_for_update()
+                .filter(pk=tournament_id, final_table__isnull=True)
+                .first()
             )
-            if not running.exists():
+            if tournament is None:
                 continue
             if Match.objects.filter(
                 tournament_id=tournament_id,
                 status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
             ).exists():
                 continue
-            finished += running.update(
-                status=Tournament.Status.FINISHED, finished_at=timezone.now()
-            )
+            if tournament.status == Tournament.Status.RUNNING:
+                tournament.status = Tournament.Status.FINISHED
+                tournament.finished_at = timezone.now()
+                finished += 1
+            tournament.final_table = fitted(tournament)
+            tournament.save(update_fields=["status", "finished_at", "final_table"])
     return finished
 
 

@@ -1,7 +1,7 @@
 """The numbers behind the tournament pages and the API's tournament list:
 which tournaments come first, their progress and winners a page at a time,
 a tournament's matches with the names their bots played as. The standings
-themselves are `ladder.tournaments.standings`'.
+themselves are `ladder.tournament_table.standings`'.
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
-from django.core.cache import cache
-from django.db.models import Case, Count, IntegerField, QuerySet, Value, When
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 
 from ladder.matches import seat_label
 from ladder.models import Match, MatchSeat, Tournament, TournamentEntry
-from ladder.tournaments import Progress, Row, standings
+from ladder.tournament_table import Progress, Row, figures
 
 #: the list's order: running tournaments first, then the others, newest first
 RUNNING_FIRST = Case(
@@ -60,9 +61,9 @@ class Summary:
 
 
 def summaries(tournaments: Iterable[Tournament]) -> list[Summary]:
-    """The list's rows for a page of tournaments: two queries for the bots
-    and the matches of the whole page, and the winner of each finished one
-    (`winner_of`)."""
+    """The list's rows for a page of tournaments: a query each for the bots,
+    the matches and the winners of the whole page (the first of each
+    finished one's stored table, `ladder.tournament_table.figures`)."""
     tournaments = list(tournaments)
     ids = [t.pk for t in tournaments]
     bots = dict(
@@ -79,34 +80,34 @@ def summaries(tournaments: Iterable[Tournament]) -> list[Summary]:
         .order_by()
     ):
         counts[tournament_id][status] = n
-    out = []
+    progress = {}
     for t in tournaments:
         by_status = counts[t.pk]
-        progress = Progress(
+        progress[t.pk] = Progress(
             total=sum(by_status.values()),
             **{s: by_status.get(s, 0) for s in Match.Status.values},
         )
-        out.append(Summary(t, bots.get(t.pk, 0), progress, winner_of(t)))
-    return out
+    firsts = [
+        Q(tournament=t, position=figures(t, progress[t.pk])[0]["position"])
+        for t in tournaments
+        if t.status == Tournament.Status.FINISHED
+    ]
+    winners = {
+        e.tournament_id: Winner(e.label, e.version.bot_id)
+        for e in (
+            TournamentEntry.objects.filter(reduce(or_, firsts)).select_related("version")
+            if firsts
+            else []
+        )
+    }
+    return [Summary(t, bots.get(t.pk, 0), progress[t.pk], winners.get(t.pk)) for t in tournaments]
 
 
-def winner_of(tournament: Tournament, rows: list[Row] | None = None) -> Winner | None:
-    """The winner of a finished tournament (None for the others), from its
-    standings (`rows` if they are at hand). Kept in the cache: a finished
-    tournament's results never change, and its standings cost 250-400 ms at
-    a few thousand matches (the Elo fit), which a list of 25 would pay for
-    each on every view."""
-    if tournament.status != Tournament.Status.FINISHED:
+def winner_of(tournament: Tournament, rows: list[Row]) -> Winner | None:
+    """The first of a finished tournament's standings `rows`; None for the others."""
+    if tournament.status != Tournament.Status.FINISHED or not rows:
         return None
-    # the times too: a test database may hand the same id out again
-    finished = tournament.finished_at.timestamp() if tournament.finished_at else ""
-    key = f"tournament-winner:{tournament.pk}:{tournament.created_at.timestamp()}:{finished}"
-    found = cache.get(key)
-    if found is None:
-        rows = standings(tournament).rows if rows is None else rows
-        found = Winner(rows[0].label, rows[0].bot_id) if rows else Winner("", None)
-        cache.set(key, found, timeout=None)
-    return found if found.label else None
+    return Winner(rows[0].label, rows[0].bot_id)
 
 
 def progress_line(progress: Progress) -> str:

@@ -1,12 +1,11 @@
 """Server tournaments: a round robin between chosen bots, played by the
-workers like any other match but unrated, and its standings.
+workers like any other match but unrated.
 
-The schedule and the table's maths are `arena tournament`'s own
-(`arena.schedule`, `count_game`, `ranked`, `wilson_interval`), so a
-tournament's standings are the numbers `arena tournament` would print for the
-same results. Operators start them in the admin or with `manage.py
-tournament`; both go through `create_tournament`, the one place their rules
-live. How their matches share the workers with the ladder: `send_matches`.
+The schedule is `arena tournament`'s own (`arena.schedule`), and so are the
+standings' maths (`ladder.tournament_table`). Operators start them in the
+admin or with `manage.py tournament`; both go through `create_tournament`,
+the one place their rules live. How their matches share the workers with
+the ladder: `send_matches`.
 """
 
 from __future__ import annotations
@@ -14,24 +13,12 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 
-from arena import (
-    OptionError,
-    Standing,
-    count_game,
-    get_game,
-    pair_results,
-    ranked,
-    schedule,
-    standings_rows,
-    wilson_interval,
-)
+from arena import OptionError, get_game, schedule
 from ladder.game_options import check_options
 from ladder.matches import enqueue, seat_label
 from ladder.models import (
@@ -43,7 +30,7 @@ from ladder.models import (
     TournamentEntry,
     WorkerHeartbeat,
 )
-from ladder.results import cancel_queued_matches
+from ladder.results import cancel_queued_matches, finish_tournaments
 
 GROUP_NAMESPACE = uuid.UUID("0b8f4f7e-61a4-4f2e-9d43-2a7c5b1d9e64")
 
@@ -163,21 +150,25 @@ def create_tournament(
 
 def cancel_tournament(tournament: Tournament, why: str) -> int:
     """Cancel a running tournament: its queued matches are cancelled (those
-    being played finish and count). Returns how many were cancelled;
+    being played finish and count). Its final table is stored once none is
+    being played (`finish_tournaments`): the results at cancel time and those
+    of the matches played then. Returns how many were cancelled;
     TournamentError when it is not running."""
     why = why.strip() or "cancelled by an operator"
     with transaction.atomic():
         locked = Tournament.objects.select_for_update().get(pk=tournament.pk)
         if locked.status != Tournament.Status.RUNNING:
             raise TournamentError(f"tournament {locked.pk} is {locked.status}, not running")
-        queued = locked.matches.filter(status=Match.Status.QUEUED).values_list("pk", flat=True)
-        cancelled, _ = cancel_queued_matches(
-            list(queued), f"not played: tournament cancelled ({why})"[:200], "was cancelled"
-        )
+        # cancelled first, so that the end of its queue does not finish it
         locked.status = Tournament.Status.CANCELLED
         locked.reason = why[:200]
         locked.finished_at = timezone.now()
         locked.save(update_fields=["status", "reason", "finished_at"])
+        queued = locked.matches.filter(status=Match.Status.QUEUED).values_list("pk", flat=True)
+        cancelled, _ = cancel_queued_matches(
+            list(queued), f"not played: tournament cancelled ({why})"[:200], "was cancelled"
+        )
+        finish_tournaments([locked.pk])
     tournament.refresh_from_db()
     return cancelled
 
@@ -229,121 +220,3 @@ def send_matches() -> int:
             room -= len(ids)
             sent += len(ids)
     return sent
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A tournament's matches by status."""
-
-    total: int
-    queued: int
-    running: int
-    finished: int
-    errored: int
-    cancelled: int
-
-
-@dataclass(frozen=True)
-class Row:
-    """One bot's line of the standings. The figures are None while it has
-    no finished match. `wins` counts first places, a shared one split
-    between those who share it (as `arena tournament`'s win rate), and
-    `win_low`/`win_high` bound the win rate (Wilson, 95 %); `first_alone`
-    is the rate of first places ahead of every other seat, with arena's
-    interval `first_low`/`first_high`. The Elo is a fit over this
-    tournament's finished matches only (mean 1500, 95 % interval)."""
-
-    entry: TournamentEntry
-    bot_id: int | None
-    label: str
-    games: int
-    wins: float
-    win_rate: float | None
-    win_low: float | None
-    win_high: float | None
-    first_alone: float | None
-    first_low: float | None
-    first_high: float | None
-    avg_rank: float | None
-    elo: float | None
-    elo_low: float | None
-    elo_high: float | None
-    faults: int
-
-
-@dataclass(frozen=True)
-class Table:
-    rows: list[Row]
-    progress: Progress
-
-
-def _counted(
-    tournament: Tournament,
-) -> tuple[list[TournamentEntry], list[Standing], list[list[tuple[int, int, float]]]]:
-    """The entries by position, and the standings and pair results of the
-    finished matches, as arena's table counts them."""
-    entries = list(tournament.entries.select_related("version").order_by("position"))
-    position = {e.version_id: e.position for e in entries}
-    standings = [Standing() for _ in entries]
-    games: list[list[tuple[int, int, float]]] = []
-    seats = (
-        MatchSeat.objects.filter(match__tournament=tournament, match__status=Match.Status.FINISHED)
-        .order_by("match_id", "seat")
-        .values_list("match_id", "version_id", "rank", "fault")
-    )
-    by_match: dict[int, list[tuple[int, int, str]]] = {}
-    for match_id, version_id, rank, fault in seats:
-        by_match.setdefault(match_id, []).append((position[version_id], rank, fault))
-    for match_seats in by_match.values():
-        bots = [b for b, _, _ in match_seats]
-        ranks = [r for _, r, _ in match_seats]
-        count_game(standings, bots, ranks, [bool(f) for _, _, f in match_seats])
-        games.append([(bots[a], bots[b], s) for a, b, s in pair_results(ranks)])
-    return entries, standings, games
-
-
-def progress(tournament: Tournament) -> Progress:
-    counts = tournament.matches.aggregate(
-        total=Count("pk"),
-        **{s: Count("pk", filter=Q(status=s)) for s in Match.Status.values},
-    )
-    return Progress(**counts)
-
-
-def standings(tournament: Tournament) -> Table:
-    """The standings, best first (by Elo; bots with no finished match last),
-    and the matches' progress."""
-    entries, table, games = _counted(tournament)
-    rows = []
-    for b, elo, half in ranked(table, games):
-        st, entry = table[b], entries[b]
-        played = elo is not None and half is not None
-        win = wilson_interval(st.wins, st.games) if played else (None, None)
-        first = wilson_interval(st.sole_firsts, st.games) if played else (None, None)
-        rows.append(
-            Row(
-                entry=entry,
-                bot_id=entry.version.bot_id,
-                label=entry.label,
-                games=st.games,
-                wins=st.wins,
-                win_rate=st.win_rate if played else None,
-                win_low=win[0],
-                win_high=win[1],
-                first_alone=st.sole_first_rate if played else None,
-                first_low=first[0],
-                first_high=first[1],
-                avg_rank=st.rank_sum / st.games if played else None,
-                elo=elo,
-                elo_low=elo - half if played else None,
-                elo_high=elo + half if played else None,
-                faults=st.faults,
-            )
-        )
-    return Table(rows=rows, progress=progress(tournament))
-
-
-def table_rows(tournament: Tournament) -> list[dict]:
-    """The standings as `arena tournament` prints them (`arena.table_lines`)."""
-    entries, table, games = _counted(tournament)
-    return standings_rows([e.label for e in entries], table, games)

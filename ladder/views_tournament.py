@@ -1,7 +1,7 @@
 """Server tournaments on the site: the list and one tournament's standings.
 
 An operator starts a tournament (ladder/tournaments.py); these pages only
-read it. The numbers of the standings are `ladder.tournaments.standings`',
+read it. The numbers of the standings are `ladder.tournament_table.standings`',
 the same as the API's and `arena tournament`'s for the same results.
 """
 
@@ -20,7 +20,7 @@ from ladder.tournament_pages import (
     progress_line,
     summaries,
 )
-from ladder.tournaments import standings
+from ladder.tournament_table import standings
 from ladder.views import found_or_404, game_or_404
 
 TOURNAMENTS_PAGE_SIZE = 25

@@ -22,7 +22,7 @@ from ladder.tournament_pages import (
     summaries,
     winner_of,
 )
-from ladder.tournaments import Progress, Row, standings
+from ladder.tournament_table import Progress, Row, standings
 
 router = Router(tags=["tournaments"], auth=PUBLIC)
 

@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from ladder.models import Bot, Match, Tournament
-from ladder.tournaments import cancel_tournament, standings
+from ladder.tournament_table import standings
+from ladder.tournaments import cancel_tournament
 from tests.web.conftest import make_bot
 from tests.web.test_tournaments import finish, names_at, start
 

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from ladder.models import Match, Tournament
-from ladder.tournaments import table_rows
+from ladder.tournament_table import table_rows
 from tests.ladder.test_tournaments import make_bots, no_broker, play  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,8 @@ from django.core.management import call_command
 
 from ladder.bots import install_builtin
 from ladder.models import Match, Rating, Tournament
-from ladder.tournaments import create_tournament, standings
+from ladder.tournament_table import standings
+from ladder.tournaments import create_tournament
 from tests.ladder.conftest import wait_for, worker_processes
 
 pytestmark = [

@@ -21,16 +21,12 @@ from arena import (
     standings_rows,
 )
 from ladder import matches as ladder_matches
-from ladder import tournaments
+from ladder import tournament_table, tournaments
 from ladder.bots import add_version, create_bot, rename_bot
 from ladder.models import Bot, BotVersion, Match, Tournament
 from ladder.results import record_result
-from ladder.tournaments import (
-    TournamentError,
-    cancel_tournament,
-    create_tournament,
-    standings,
-)
+from ladder.tournament_table import standings, table_rows
+from ladder.tournaments import TournamentError, cancel_tournament, create_tournament
 from tests.ladder.conftest import RANDOM_BOT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -169,7 +165,7 @@ def test_standings_are_arenas_table(alice) -> None:
         )
         assert row.win_low <= row.win_rate <= row.win_high
         assert row.bot_id == bots[int(row.label[3])].pk
-    assert tournaments.table_rows(tournament) == arena_rows
+    assert table_rows(tournament) == arena_rows
     progress = table.progress
     assert progress.total == len(plan) and progress.finished == len(games)
     assert progress.queued == len(plan) - len(games)
@@ -235,6 +231,7 @@ def test_finished_exactly_once_when_the_last_match_is_recorded(alice) -> None:
     assert finish_tournaments([tournament.pk]) == 0
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.RUNNING and tournament.finished_at is None
+    assert tournament.final_table is None
     play(third, [2, 1])
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED and tournament.finished_at
@@ -242,6 +239,46 @@ def test_finished_exactly_once_when_the_last_match_is_recorded(alice) -> None:
     assert finish_tournaments([tournament.pk]) == 0  # never twice
     tournament.refresh_from_db()
     assert tournament.finished_at == stamp
+
+
+def test_the_final_table_is_stored_with_the_last_result(alice, monkeypatch) -> None:
+    """Stored in the transaction of the last result, then read, never refitted."""
+    bots = make_bots(alice, 3)
+    tournament = create_tournament(
+        game="splendor-duel", versions=versions(bots), games=2, players=2, name="t", seed=1
+    )
+    *first, last = tournament.matches.order_by("pk")
+    for match in first:
+        play(match, [1, 2])
+    tournament.refresh_from_db()
+    assert tournament.final_table is None
+    live = standings(tournament).rows
+    play(last, [2, 1])
+    tournament.refresh_from_db()
+    assert tournament.final_table == tournament_table.fitted(tournament)
+    fits = []
+    monkeypatch.setattr(tournament_table, "fitted", lambda t: fits.append(t) or [])
+    rows = standings(tournament).rows
+    assert fits == []
+    assert sum(r.games for r in rows) == 2 * len(first) + 2 != sum(r.games for r in live)
+    assert rows[0].bot_id == bots[int(rows[0].label[3])].pk
+
+
+def test_a_running_tournament_is_refitted_only_after_a_new_result(alice, monkeypatch) -> None:
+    bots = make_bots(alice, 3)
+    tournament = create_tournament(
+        game="splendor-duel", versions=versions(bots), games=2, players=2, name="t", seed=1
+    )
+    first, second, *_ = tournament.matches.order_by("pk")
+    play(first, [1, 2])
+    fits = []
+    fit = tournament_table.fitted
+    monkeypatch.setattr(tournament_table, "fitted", lambda t: fits.append(t) or fit(t))
+    assert standings(tournament).rows == standings(tournament).rows
+    assert len(fits) == 1
+    play(second, [2, 1])
+    assert sum(r.games for r in standings(tournament).rows) == 4
+    assert len(fits) == 2
 
 
 def test_the_last_match_errored_by_the_worker_finishes_it(alice, settings) -> None:
@@ -278,13 +315,27 @@ def test_cancel(alice) -> None:
     with pytest.raises(TournamentError, match="is cancelled, not running"):
         cancel_tournament(tournament, "again")
     # the running match still finishes and counts; the tournament stays cancelled
+    assert tournament.final_table is None, "a match is still being played"
     play_claimed = Match.objects.get(pk=running.pk)
     from ladder.results import record_result as record
 
     assert record(running.pk, play_claimed.claim, runner_result(running, [2, 1]))
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.CANCELLED
+    # stored with that result: the results at cancel time and that match's
+    assert sum(line["games"] for line in tournament.final_table) == 4
     assert sum(r.games for r in standings(tournament).rows) == 4
+
+
+def test_a_tournament_cancelled_with_none_being_played_stores_its_table_at_once(alice) -> None:
+    bots = make_bots(alice, 2)
+    tournament = create_tournament(
+        game="splendor-duel", versions=versions(bots), games=2, players=2, name="t"
+    )
+    play(tournament.matches.order_by("pk").first(), [1, 2])
+    cancel_tournament(tournament, "enough")
+    assert tournament.status == Tournament.Status.CANCELLED
+    assert [line["games"] for line in tournament.final_table] == [1, 1]
 
 
 def test_faults_in_tournaments_neither_count_nor_pause(alice, settings) -> None:

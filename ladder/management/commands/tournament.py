@@ -8,13 +8,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena import OptionError, get_game, table_lines
 from ladder.models import Bot, BotVersion, Tournament
-from ladder.tournaments import (
-    TournamentError,
-    cancel_tournament,
-    create_tournament,
-    progress,
-    table_rows,
-)
+from ladder.tournament_table import progress, table_rows
+from ladder.tournaments import TournamentError, cancel_tournament, create_tournament
 
 EPILOG = """\
 A round robin between the bots given: every group of --players bots plays
