@@ -11,6 +11,7 @@ from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from ladder.api.matches import MAX_CSV_MATCHES
 from ladder.game_options import game_rules
 from ladder.models import Match, Tournament
 from ladder.tournament_pages import (
@@ -54,5 +55,6 @@ def tournament_detail(request: HttpRequest, tournament_id: int) -> HttpResponse:
         "progress_line": progress_line(table.progress),
         "page": matches,
         "matches": match_rows(list(matches.object_list), entries.values()),
+        "csv_max_matches": f"{MAX_CSV_MATCHES:,}",
     }
     return render(request, "ladder/tournament.html", ctx)

@@ -77,6 +77,9 @@ class MatchSelection(Schema):
     game: str | None = Field(None, max_length=40, pattern=NO_NUL)
     bot: int | None = Field(None, ge=1, le=MAX_ID, description="only matches this bot played")
     kind: MatchKind | None = None
+    tournament: int | None = Field(
+        None, ge=1, le=MAX_ID, description="only matches of this tournament (its id)"
+    )
     before: int | None = Field(
         None,
         ge=1,
@@ -118,8 +121,8 @@ CLOCK_SLACK = timedelta(hours=1)
 
 
 def selected(filters: MatchSelection, matches):
-    """The matches `game`, `bot`, `kind` and the finishing times select, newest
-    first; the cursor (`before`) is the caller's to apply (the list counts
+    """The matches `game`, `bot`, `kind`, `tournament` and the finishing times
+    select, newest first; the cursor (`before`) is the caller's to apply (the list counts
     before it). A time filter leaves out the matches not finished (no
     `finished_at`)."""
     matches = matches.order_by("-created_at", "-pk")
@@ -143,6 +146,9 @@ def selected(filters: MatchSelection, matches):
         matches = matches.filter(seats__version__bot_id=filters.bot).distinct()
     if filters.kind:
         matches = matches.filter(kind=filters.kind)
+    if filters.tournament:
+        # its own index (the foreign key's); an unknown id selects nothing, as `bot`
+        matches = matches.filter(tournament_id=filters.tournament)
     return matches
 
 
@@ -219,6 +225,7 @@ CSV_MATCH_COLUMNS = {
     "match_id": "pk",
     "game": "game",
     "kind": "kind",
+    "tournament": "tournament_id",
     "rated": "rated",
     "seat_count": "seat_count",
     "rules_version": "rules_version",
@@ -280,6 +287,7 @@ def matches_csv(request: HttpRequest, filters: Query[MatchCsvQuery]):
         + ([filters.game] if filters.game else [])
         + ([f"bot-{filters.bot}"] if filters.bot else [])
         + ([filters.kind] if filters.kind else [])
+        + ([f"tournament-{filters.tournament}"] if filters.tournament else [])
         + ([f"before-{filters.before}"] if filters.before else [])
         + ([f"finished-after-{_stamp(filters.finished_after)}"] if filters.finished_after else [])
         + (

@@ -119,6 +119,35 @@ def test_matches_say_their_tournament(client: Client, cups) -> None:
     assert client.get(f"/api/matches/{ladder.pk}").json()["tournament"] is None
 
 
+def test_the_match_list_and_csv_follow_one_tournament(client: Client, cups) -> None:
+    running = cups["running"]
+    mine = list(running.matches.order_by("-created_at", "-pk").values_list("pk", flat=True))
+    body = client.get(f"/api/matches?tournament={running.pk}&page_size=100").json()
+    assert [m["id"] for m in body["results"]] == mine and body["count"] == 6
+    assert {m["tournament"] for m in body["results"]} == {running.pk}
+    played = client.get(f"/api/matches?tournament={running.pk}&status=finished").json()
+    assert played["count"] == 4
+    # an unknown tournament selects nothing, as an unknown bot does
+    none = client.get("/api/matches?tournament=999999").json()
+    assert (none["count"], none["results"]) == (0, [])
+    bad = client.get("/api/matches?tournament=cup").json()["error"]
+    assert (bad["code"], bad["field"]) == ("invalid", "query.tournament")
+    csv = client.get(f"/api/matches.csv?tournament={running.pk}")
+    assert f'filename="matches-tournament-{running.pk}.csv"' in csv["Content-Disposition"]
+    lines = b"".join(csv.streaming_content).decode().splitlines()
+    header, rows = lines[0].split(","), [line.split(",") for line in lines[1:]]
+    column = header.index("tournament")
+    assert len(rows) == 8 and {r[column] for r in rows} == {str(running.pk)}
+    assert [int(r[0]) for r in rows[::2]] == [m for m in mine if m in finished_ids(running)]
+    page = client.get(f"/tournaments/{running.pk}/").content.decode()
+    assert f'href="/api/matches?tournament={running.pk}"' in page
+    assert f'href="/api/matches.csv?tournament={running.pk}" download>' in page
+
+
+def finished_ids(tournament: Tournament) -> set[int]:
+    return set(tournament.matches.filter(status="finished").values_list("pk", flat=True))
+
+
 def test_a_renamed_bot_keeps_its_label(client: Client, cups) -> None:
     """The entry's label is the name the bot played as, like a replay's seats."""
     Bot.objects.filter(pk=cups["bots"][2].pk).update(name="jade-two")

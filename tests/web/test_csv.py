@@ -119,7 +119,8 @@ def test_matches_csv_rows_are_the_json_details_without_private_parts(
         detail = client.get(f"/api/matches/{row['match_id']}").json()
         seat = detail["seats"][int(row["seat"])]
         expected = {
-            **{k: detail[k] for k in ("game", "kind", "rated", "seat_count", "rules_version")},
+            **{k: detail[k] for k in ("game", "kind", "tournament", "rated", "seat_count")},
+            "rules_version": detail["rules_version"],
             **{k: detail[k] for k in ("created_at", "finished_at", "steps", "seed")},
             **{k: seat[k] for k in ("seat", "rank", "score", "fault", "think_ms")},
             **{k: seat[k] for k in ("elo_before", "elo_change")},
@@ -195,7 +196,17 @@ def test_matches_csv_walks_with_a_cursor_without_offset(
 
 @pytest.mark.parametrize(
     "query",
-    ["bot=0", "bot=x", "kind=friendly", f"before={10**19}", "game=" + "g" * 41, "before=-1"],
+    [
+        "bot=0",
+        "bot=x",
+        "kind=friendly",
+        f"before={10**19}",
+        "game=" + "g" * 41,
+        "before=-1",
+        "tournament=0",
+        "tournament=x",
+        f"tournament={10**19}",
+    ],
 )
 def test_bad_parameters_get_the_json_lists_error(client: Client, query: str) -> None:
     response = client.get(f"/api/matches.csv?{query}")
