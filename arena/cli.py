@@ -20,7 +20,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.cmd_replay", "verify a replay by re-simulation, or show its positions"),
     "new-bot": ("arena.cmd_new_bot", "write a starter bot for a game into a directory"),
     "upload": ("arena.cmd_upload", "upload a bot to a Gem Arena server as a new version"),
-    "matches": ("arena.cmd_matches", "list a bot's recent matches on a Gem Arena server"),
+    "matches": (
+        "arena.cmd_matches",
+        "list a bot's or a tournament's recent matches on a Gem Arena server",
+    ),
 }
 
 

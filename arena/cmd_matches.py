@@ -1,4 +1,4 @@
-"""`arena matches`: a bot's recent matches on a Gem Arena server.
+"""`arena matches`: a bot's or a tournament's recent matches on a Gem Arena server.
 
 Server and token: see arena/api_client.py or docs/api.md ("The command line").
 A token is optional here; with one, your own bots' faults come with more detail
@@ -26,8 +26,15 @@ PAGE_MAX = 100
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = SERVER_HELP
-    parser.add_argument("--bot", required=True, metavar="NAME", help="the bot's name")
+    parser.add_argument("--bot", metavar="NAME", help="the bot's name")
     parser.add_argument("--game", help="the bot's game, if NAME is used in several")
+    parser.add_argument(
+        "--tournament",
+        type=int,
+        metavar="ID",
+        help="only the matches of this server tournament (its id: its page's address, "
+        "/tournaments/ID/); give --bot, --tournament or both",
+    )
     parser.add_argument("--limit", type=int, default=20, metavar="N", help="how many (default 20)")
     parser.add_argument(
         "--status", choices=("queued", "running", "finished", "errored", "cancelled")
@@ -50,6 +57,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bot is None and args.tournament is None:
+        print("arena matches: give --bot NAME, --tournament ID or both", file=sys.stderr)
+        return 2
+    if args.tournament is not None and args.tournament < 1:
+        print("arena matches: --tournament must be at least 1", file=sys.stderr)
+        return 2
     if args.limit < 1:
         print("arena matches: --limit must be at least 1", file=sys.stderr)
         return 2
@@ -59,13 +72,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"arena matches: {exc}", file=sys.stderr)
         return 2
     args.finished_after, args.finished_before = after, before
+    bot = tournament = None
     try:
         client = Client(load_config())
-        bot = find_bot(client, args.bot, args.game)
-        if bot is None:
-            where = f" for {args.game}" if args.game else ""
-            raise ClientError(f"no bot named {args.bot!r}{where} on {client.config.url}")
-        matches = fetch(client, bot["id"], args)
+        if args.bot is not None:
+            bot = find_bot(client, args.bot, args.game)
+            if bot is None:
+                where = f" for {args.game}" if args.game else ""
+                raise ClientError(f"no bot named {args.bot!r}{where} on {client.config.url}")
+        if args.tournament is not None:
+            # the list answers nothing for an unknown id; its detail says so
+            tournament = client.get(f"/api/tournaments/{args.tournament}")
+        matches = fetch(client, bot["id"] if bot else None, args)
     except ClientError as exc:
         print(f"arena matches: {exc}", file=sys.stderr)
         return 1
@@ -73,12 +91,16 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(matches, indent=2))
         return 0
     window = "".join([f" from {after}" if after else "", f" before {before}" if before else ""])
+    whose = [f"{bot['name']} ({bot['game']}, owner {bot['owner']})"] if bot else []
+    if tournament:
+        where = "in tournament " if bot else "tournament "
+        whose.append(f"{where}{tournament['name']} (#{tournament['id']}, {tournament['status']})")
     print(
-        f"{bot['name']} ({bot['game']}, owner {bot['owner']}): {len(matches)} matches shown"
+        f"{' '.join(whose)}: {len(matches)} matches shown"
         + (f", finished{window}" if window else "")
     )
     for match in matches:
-        print(line(match, bot["id"]))
+        print(line(match, bot["id"] if bot else None))
     return 0
 
 
@@ -112,8 +134,8 @@ def finished_window(after: str | None, before: str | None) -> tuple[str | None, 
     )
 
 
-def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
-    """The bot's newest `--limit` matches, walked with the API's cursor
+def fetch(client: Client, bot_id: int | None, args: argparse.Namespace) -> list[dict]:
+    """The newest `--limit` matches of the bot and/or `--tournament`, walked with the API's cursor
     (`before` = the previous answer's `next`): page numbers shift under a walk
     as new matches arrive, which repeated matches (docs/api.md, "Matches").
     A server without the cursor (no `next` in its answer) is paged as before."""
@@ -124,6 +146,7 @@ def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
         size = min(PAGE_MAX, args.limit)
         query = {
             "bot": bot_id,
+            "tournament": args.tournament,
             "status": args.status,
             "kind": args.kind,
             "finished_after": args.finished_after,
@@ -143,7 +166,7 @@ def fetch(client: Client, bot_id: int, args: argparse.Namespace) -> list[dict]:
     return matches[: args.limit]
 
 
-def line(match: dict, bot_id: int) -> str:
+def line(match: dict, bot_id: int | None) -> str:
     when = (match["finished_at"] or match["created_at"] or "")[:16].replace("T", " ")
     seats = []
     change = ""

@@ -195,6 +195,39 @@ def test_matches_lists_a_bots_matches(cli_env, alpha, beta, capsys) -> None:
     assert "no bot named 'ghost'" in capsys.readouterr().err
 
 
+def test_matches_of_a_tournament(cli_env, alpha, beta, bob, capsys, monkeypatch) -> None:
+    from ladder import tournaments
+
+    monkeypatch.setattr(tournaments, "enqueue", lambda match_id, kind, countdown=0: None)
+    gamma = ready_bot(bob, "gamma")
+    cup = tournaments.create_tournament(
+        game="splendor-duel",
+        versions=[b.active_version for b in (alpha, beta, gamma)],
+        games=1,
+        players=2,
+        name="Winter cup",
+    )
+    ladder = create_match("splendor-duel", [alpha.active_version, beta.active_version])
+    mine = list(cup.matches.order_by("-created_at", "-pk").values_list("pk", flat=True))
+    assert main(["matches", "--tournament", str(cup.pk)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"tournament Winter cup (#{cup.pk}, running): 3 matches shown"
+    assert [int(line.split()[0]) for line in out[1:]] == mine
+    assert {line.split()[1] for line in out[1:]} == {"tournament"}
+    # with a bot: its matches in the tournament, not its ladder match
+    assert main(["matches", "--bot", "gamma", "--tournament", str(cup.pk)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("gamma (splendor-duel, owner bob) in tournament Winter cup")
+    assert len(out) == 3
+    assert main(["matches", "--bot", "alpha", "--tournament", str(cup.pk), "--json"]) == 0
+    listed = [m["id"] for m in json.loads(capsys.readouterr().out)]
+    assert ladder.pk not in listed and len(listed) == 2
+    assert main(["matches", "--tournament", "999999"]) == 1
+    assert "no tournament with id 999999" in capsys.readouterr().err
+    assert main(["matches"]) == 2
+    assert "give --bot NAME, --tournament ID or both" in capsys.readouterr().err
+
+
 def test_play_with_the_ladder_rules(cli_env, settings, tmp_path, capsys, monkeypatch) -> None:
     """`--ladder-rules` plays the server ladder's options and limits; what the
     command line gives still wins."""
