@@ -1,6 +1,6 @@
 """GET /api/tournaments and /api/tournaments/{id}: the list (paged, filtered
 by game and status, running first) and one tournament's standings, which are
-`ladder.tournaments.standings`' numbers; matches say their tournament."""
+`ladder.tournament_table.standings`' numbers; matches say their tournament."""
 
 from __future__ import annotations
 

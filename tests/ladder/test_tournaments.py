@@ -1,6 +1,7 @@
-"""Server tournaments (ladder/tournaments.py): the rules of creating one,
-its schedule, its standings against arena's own table, finishing,
-cancelling, and how its matches share the workers with the ladder."""
+"""Server tournaments (ladder/tournaments.py, ladder/tournament_table.py):
+the rules of creating one, its schedule, its standings against arena's own
+table, finishing, cancelling, the final table stored once, and how its
+matches share the workers with the ladder."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The tournament pages: the list, one tournament's standings, progress and
 matches, and the links to them from the header, match and bot pages. The
-numbers on the page are `ladder.tournaments.standings`' (ladder/tournaments.py
-is tested for agreeing with `arena tournament` in tests/ladder)."""
+numbers on the page are `ladder.tournament_table.standings`' (tested for
+agreeing with `arena tournament` in tests/ladder)."""
 
 from __future__ import annotations
 
