@@ -35,6 +35,7 @@ from ladder.models import (
     SEPARATOR_PASSES,
     Bot,
     BotVersion,
+    Counter,
     LadderSettings,
     Match,
     MatchSeat,
@@ -147,8 +148,10 @@ def anchor_look_alikes(game: str, name: str, model: type[Bot] = Bot) -> int | No
         if oldest is None:
             return None  # the set is gone
         # 0 rows: that bot was deleted or renamed meanwhile (committed by
-        # another transaction, whose row lock this update waited for); look
-        # again (tests/ladder/test_look_alike_races.py makes it happen)
+        # another transaction, whose row lock this update waited for): a
+        # migration's departures take no turn (`take_look_alike_turn`), so
+        # they may cross the ladder's; look again
+        # (tests/ladder/test_look_alike_races.py makes it happen)
         if model.objects.filter(pk=oldest, kept_look_alike=True).update(kept_look_alike=False):
             return oldest
     return None
@@ -188,6 +191,35 @@ def anchor_every_look_alike_set(model: type[Bot] = Bot) -> list[int]:
     return [pk for pk in unmarked if pk is not None]
 
 
+#: the Counter row whose lock orders departures from shared look-alike sets
+LOOK_ALIKE_TURN = "look-alike departures"
+
+
+def take_look_alike_turn(game: str, name: str, pk: int | None) -> None:
+    """Call before the transaction that takes bot `pk` (named `name`) out of
+    its look-alike set locks any bot: when other bots share its set, wait
+    until every other such departure has committed.
+
+    Leaving a shared set may unmark another user's kept bot
+    (`anchor_look_alikes`), whose row is locked while its own departure is
+    on the way. Two users deleted at once, each with a bot holding a set and
+    a kept bot in the other's set, each deleted their own bots and then
+    waited for the other's: PostgreSQL ended the deadlock by failing one
+    request. Taking one lock first, before any bot's row, makes them take
+    turns. A bot alone in its set unmarks no one, and stays alone (no new
+    name can join a set), so it skips the wait."""
+    shared = look_alikes(Bot.objects.filter(game=game), name).exclude(pk=pk)
+    if shared.exists():
+        Counter.lock(LOOK_ALIKE_TURN)
+
+
+def bot_deleting(sender, instance: Bot, **kwargs) -> None:
+    """Django's pre_delete of Bot (connected in `ladder.apps`): a delete of
+    the ORM, a user's bots removed with the user included, sends it for every
+    bot before it deletes any row (`take_look_alike_turn`)."""
+    take_look_alike_turn(instance.game, instance.name, instance.pk)
+
+
 def bot_deleted(sender, instance: Bot, **kwargs) -> None:
     """Django's post_delete of Bot (connected in `ladder.apps`): every delete
     of the ORM, a user's bots removed with the user included, runs in the
@@ -203,6 +235,9 @@ def rename_bot(bot: Bot, name: str) -> None:
     NameTakenError when the name or a look-alike is taken, also by a bot
     stored since the caller's form looked; nothing is changed then."""
     with transaction.atomic():
+        # the stored name: the caller's `bot` may carry the new one already
+        stored = Bot.objects.filter(pk=bot.pk).values_list("game", "name").get()
+        take_look_alike_turn(*stored, bot.pk)
         old = Bot.objects.select_for_update().get(pk=bot.pk)
         taken = name_taken(old.game, name, exclude_pk=old.pk)
         if taken:
@@ -260,6 +295,10 @@ def delete_empty_bot(bot: Bot) -> None:
     meanwhile (the same delete sent twice at once) is gone as asked: nothing
     to do, no error."""
     with transaction.atomic():
+        stored = Bot.objects.filter(pk=bot.pk).values_list("game", "name").first()
+        if stored is None:
+            return
+        take_look_alike_turn(*stored, bot.pk)  # before the row lock, as its delete's signal would
         locked = Bot.objects.select_for_update().filter(pk=bot.pk).first()
         if locked is None:
             return
