@@ -4,6 +4,7 @@ Never imports Django. The ladder uses only the names exported here.
 """
 
 from arena.api_client import read_time, write_time
+from arena.bot_game import wrong_game_refusal
 from arena.engine import (
     EngineError,
     GameDef,
@@ -99,4 +100,5 @@ __all__ = [
     "standings_rows",
     "table_lines",
     "wilson_interval",
+    "wrong_game_refusal",
 ]

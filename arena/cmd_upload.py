@@ -1,7 +1,10 @@
 """`arena upload`: send a bot to a Gem Arena server as a new version.
 
 A directory is zipped first (its contents, with main.py at the root; caches,
-hidden files and the replays `arena play` writes left out). Server and token: see arena/api_client.py or
+hidden files and the replays `arena play` writes left out). A main.py that
+names another game than the bot's (`run(decide, game="…")`,
+arena/bot_game.py) is refused before anything is sent, with the server's
+message and exit status 2. Server and token: see arena/api_client.py or
 docs/api.md ("The command line").
 """
 
@@ -16,9 +19,12 @@ import zipfile
 from pathlib import Path
 
 from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
+from arena.bot_game import games_named_in, wrong_game_refusal
 
 #: exit status when --wait ran out with the version still pending
 STILL_PENDING = 3
+#: exit status when main.py names another game than the bot's (nothing sent)
+WRONG_GAME = 2
 POLL_S = 2.0
 
 
@@ -67,7 +73,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     path.required = False  # `--wait` may take it; run() checks that it came
     parser.add_argument("--bot", required=True, metavar="NAME", help="the bot's name on the server")
     parser.add_argument(
-        "--game", help="the bot's game (needed with --create, or if NAME is ambiguous)"
+        "--game",
+        help="the bot's game (needed with --create, or if NAME is ambiguous); a main.py "
+        "that names another game than the bot's in run(..., game=...) is not sent (exit status 2)",
     )
     parser.add_argument(
         "--create", action="store_true", help="create the bot if you have none of that name"
@@ -105,12 +113,53 @@ def package(path: Path) -> tuple[str, bytes]:
     return f"{path.resolve().name or 'bot'}.zip", buffer.getvalue()
 
 
+class WrongGame(ClientError):
+    """main.py names another game than the bot's: nothing was sent."""
+
+
+def main_py(filename: str, data: bytes) -> tuple[str, bytes] | None:
+    """(what the server calls it, main.py's bytes) of what `package` made:
+    a .py itself, or a zip's main.py at its root or in the one folder that
+    holds everything; None when there is none to read (the server says why)."""
+    if filename.lower().endswith(".py"):
+        return filename, data
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = [info.filename for info in archive.infolist() if not info.is_dir()]
+            tops = {name.split("/", 1)[0] for name in names}
+            for candidate in ["main.py", *(f"{top}/main.py" for top in tops if len(tops) == 1)]:
+                if candidate in names:
+                    return "main.py", archive.read(candidate)
+    except (zipfile.BadZipFile, ValueError, OSError, RuntimeError, NotImplementedError):
+        pass
+    return None
+
+
+def check_game(filename: str, data: bytes, game: str) -> None:
+    """WrongGame, with the server's message, when main.py names another game
+    than `game` (`arena.bot_game`); a file it cannot read is the server's to judge."""
+    found = main_py(filename, data)
+    if found is None:
+        return
+    shown, source = found
+    try:
+        text = source.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    refusal = wrong_game_refusal(games_named_in(text), game, shown)
+    if refusal:
+        raise WrongGame(f"{refusal} (nothing was sent)")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.path is None:
         print("arena upload: BOT_DIR_OR_FILE is missing: which bot to upload?", file=sys.stderr)
         return 2
     try:
         return _upload(args)
+    except WrongGame as exc:
+        print(f"arena upload: {exc}", file=sys.stderr)
+        return WRONG_GAME
     except ClientError as exc:
         print(f"arena upload: {exc}", file=sys.stderr)
         return 1
@@ -120,7 +169,11 @@ def _upload(args: argparse.Namespace) -> int:
     client = Client(load_config())
     client.require_token()
     filename, data = package(Path(args.path))
+    if args.game:
+        check_game(filename, data, args.game)  # before any request
     bot = find_bot(client, args.bot, args.game, mine=True)
+    if bot is not None and not args.game:
+        check_game(filename, data, bot["game"])  # its game is known now; the file is not sent
     if bot is None:
         if not args.create:
             raise ClientError(

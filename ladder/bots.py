@@ -439,7 +439,7 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
 def _add_version(
     bot: Bot, filename: str, data: bytes, validate: bool, reserved: RefusedUpload | None
 ) -> BotVersion:
-    checked = check_upload(filename, data)
+    checked = check_upload(filename, data, bot.game)
     with transaction.atomic():
         if not bot.is_builtin:
             lock_user(bot.owner)

@@ -6,7 +6,10 @@ load the web process's settings or grow to its size). It sets its own CPU
 time and address-space limits before it reads the source, compiles it (which
 runs none of it) and writes one JSON line: its verdict.
 
-    {"verdict": "ok"}
+    {"verdict": "ok", "games": [["splendor-duel", 30]]}
+                               the games main.py names in the SDK's
+                               run(..., game="…") and the line of each
+                               (arena/bot_game.py; null: not literally)
     {"verdict": "syntax", "lineno": 3, "msg": "invalid syntax"}
     {"verdict": "value", "msg": "source code string cannot contain null bytes"}
     {"verdict": "nesting"}     the parser's own depth limits (RecursionError,
@@ -25,13 +28,18 @@ verdict after twice that of wall-clock time (a starved child: the server's fault
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import resource
 import sys
+from pathlib import Path
 
 MIB = 1 << 20
 #: the line written before the compile starts
 COMPILING = "compiling"
+#: stdlib only and nothing else of arena's: loaded as a top-level module, as
+#: the arena package (its engines) would not fit in this child's limits
+BOT_GAME = Path(__file__).resolve().parents[1] / "arena" / "bot_game.py"
 
 
 def limit(seconds: int, mib: int) -> None:
@@ -74,7 +82,18 @@ def verdict(source: bytes, mib: int) -> dict:
         return {"verdict": "nesting"}
     except Exception as exc:  # a bug of the compiler that this source finds
         return {"verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"verdict": "ok"}
+    return {"verdict": "ok", "games": games_named(text)}
+
+
+def games_named(text: str) -> list | None:
+    """What `arena.bot_game.games_named` finds in the source. Parsed only when
+    it mentions a game at all: most bots cost no second parse."""
+    if "game" not in text:
+        return []
+    spec = importlib.util.spec_from_file_location("bot_game", BOT_GAME)
+    bot_game = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bot_game)
+    return bot_game.games_named_in(text)
 
 
 def main(argv: list[str]) -> int:

@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
+from arena import wrong_game_refusal
 from ladder.compile_check import COMPILING
 
 #: Longest file or folder name Linux filesystems take, and longest path inside a bot (bytes).
@@ -77,8 +78,9 @@ class CheckedUpload:
         return len(self.data)
 
 
-def check_upload(name: str, data: bytes) -> CheckedUpload:
-    """Check an upload; raise UploadError with the reason, or return its files."""
+def check_upload(name: str, data: bytes, game: str | None = None) -> CheckedUpload:
+    """Check an upload, for a bot of `game` when given; raise UploadError with
+    the reason, or return its files."""
     max_bytes = settings.BOT_UPLOAD_MAX_BYTES
     if len(data) > max_bytes:
         raise UploadError(f"the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes")
@@ -97,7 +99,7 @@ def check_upload(name: str, data: bytes) -> CheckedUpload:
             "upload a single .py file or a .zip with main.py at its root "
             "(or in the one folder that holds everything)"
         )
-    _check_main(files["main.py"], shown)
+    _check_main(files["main.py"], shown, game)
     return CheckedUpload(original_name, data, files, hashlib.sha256(data).hexdigest())
 
 
@@ -229,10 +231,12 @@ def _without_wrapping_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return {path[len(top) + 1 :]: content for path, content in files.items()}
 
 
-def _check_main(source: bytes, shown: str) -> None:
-    """The bot's main.py compiles; messages call it `shown`, the name of the
-    uploaded file when a single .py file was uploaded (it becomes main.py).
-    The compiling runs in a child process (`_compile_in_child`)."""
+def _check_main(source: bytes, shown: str, game: str | None) -> None:
+    """The bot's main.py compiles and, when `game` is given, names no other
+    game in the SDK's `run(..., game="…")` (`arena.wrong_game_refusal`);
+    messages call it `shown`, the name of the uploaded file when a single .py
+    file was uploaded (it becomes main.py). The compiling, and reading the
+    game it names, run in a child process (`_compile_in_child`)."""
     try:
         text = source.decode("utf-8-sig")  # Python itself accepts a leading byte-order mark
     except UnicodeDecodeError as exc:
@@ -243,6 +247,9 @@ def _check_main(source: bytes, shown: str) -> None:
     found = _compile_in_child(source, shown)
     kind = found.get("verdict")
     if kind == "ok":
+        refusal = wrong_game_refusal(found.get("games"), game, shown) if game else ""
+        if refusal:
+            raise UploadError(refusal)
         return
     if kind == "syntax":
         raise UploadError(f"{shown} has a syntax error on line {found['lineno']}: {found['msg']}")

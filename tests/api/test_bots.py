@@ -186,6 +186,26 @@ def test_rejected_upload_is_a_422_with_the_reason_and_stores_nothing(
     assert stored_files(media_dir) == before
 
 
+def test_a_bot_written_for_another_game_is_a_422_naming_both(as_alice, alice, media_dir) -> None:
+    """Refused at upload, before any validation match, and counted like any
+    refusal of the checks (docs/api.md)."""
+    from tests.ladder.test_uploads import SPLENDOR_BOT
+
+    bot = ready_bot(alice, "baron", game="edel-stein-reich")
+    before = stored_files(media_dir)
+    error = assert_error(
+        upload(as_alice, bot.pk, "main.py", SPLENDOR_BOT), 422, "upload_rejected", "file"
+    )
+    assert error["message"].startswith(
+        "main.py is written for splendor-duel (run(..., game='splendor-duel') on line 9), "
+        "but this is a bot for edel-stein-reich"
+    )
+    assert BotVersion.objects.filter(bot=bot).count() == 1
+    assert stored_files(media_dir) == before
+    assert RefusedUpload.objects.filter(owner=alice).count() == 1
+    assert not Match.objects.exists()
+
+
 def test_identical_upload_is_refused(as_alice, alice) -> None:
     bot = ready_bot(alice, "same")
     error = assert_error(

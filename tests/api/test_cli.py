@@ -155,6 +155,50 @@ def test_upload_errors_are_clear(
     )
 
 
+def test_a_bot_written_for_another_game_is_refused_before_sending(
+    cli_env, alice, tmp_path, capsys, monkeypatch
+) -> None:
+    """main.py names splendor-duel in the SDK's run(): as an Edel, Stein &
+    Reich bot it is refused with the server's message and exit status 2,
+    before any request when --game is given (the server here is unreachable),
+    and before the file is sent when the bot's game comes from the server."""
+    from tests.ladder.test_uploads import SPLENDOR_BOT
+
+    folder = tmp_path / "greedy"
+    folder.mkdir()
+    (folder / "main.py").write_bytes(SPLENDOR_BOT)
+    single = tmp_path / "greedy.py"
+    single.write_bytes(SPLENDOR_BOT)
+    kit = tmp_path / "kit.zip"
+    with zipfile.ZipFile(kit, "w") as archive:
+        archive.writestr("greedy/main.py", SPLENDOR_BOT)
+    message = (
+        "is written for splendor-duel (run(..., game='splendor-duel') on line 9), "
+        "but this is a bot for edel-stein-reich"
+    )
+
+    def refused(argv: list[str], shown: str) -> None:
+        assert main(argv) == cmd_upload.WRONG_GAME
+        captured = capsys.readouterr()
+        assert f"arena upload: {shown} {message}" in captured.err, captured.err
+        assert "nothing was sent" in captured.err and captured.out == ""
+
+    create = ["--bot", "baron", "--game", "edel-stein-reich", "--create"]
+    refused(["upload", str(folder), *create], "main.py")
+    refused(["upload", str(single), *create], "greedy.py")
+    refused(["upload", str(kit), *create], "main.py")
+    assert not Bot.objects.exists()
+    # the bot's game known from the server: the file is still not sent
+    bot = ready_bot(alice, "baron", game="edel-stein-reich")
+    refused(["upload", str(folder), "--bot", "baron"], "main.py")
+    assert bot.versions.count() == 1
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")  # nothing answers there
+    refused(["upload", str(folder), "--bot", "baron", "--game", "edel-stein-reich"], "main.py")
+    # a bot of its own game: no refusal (the unreachable server is the next error)
+    assert main(["upload", str(folder), "--bot", "x", "--game", "splendor-duel"]) == 1
+    assert "cannot reach the server" in capsys.readouterr().err
+
+
 def test_config_file_supplies_url_and_token(
     cli_env, alice_token, tmp_path, monkeypatch, capsys
 ) -> None:

@@ -17,7 +17,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 
-from arena import SystemFault
+from arena import SystemFault, get_game, starter_files
 from ladder import bots as bots_module
 from ladder import tasks, views_replay
 from ladder import tokens as tokens_module
@@ -108,12 +108,19 @@ def test_crashing_upload_is_rejected_with_reason_and_stderr(alice, real_sandbox)
 
 def test_a_starter_uploaded_for_the_other_game_is_rejected(alice, real_sandbox) -> None:
     """The site's Splendor Duel starter kit picks legal moves: uploaded as an
-    Edel, Stein & Reich bot it would pass validation, but it names its game,
-    so its first validation match rejects it and its owner reads why."""
+    Edel, Stein & Reich bot it would pass validation, but it names its game.
+    Literally (`run(decide, game="splendor-duel")`): the upload is refused at
+    once. Only at run time: its first validation match rejects it and its
+    owner reads why."""
     from ladder.views_docs import starter_zip_bytes
 
     bot = create_bot(alice, "edel-stein-reich", "wrong-game")
-    version = add_version(bot, "starter.zip", starter_zip_bytes("splendor-duel"))
+    with pytest.raises(UploadError, match="written for splendor-duel .* a bot for edel-stein"):
+        add_version(bot, "starter.zip", starter_zip_bytes("splendor-duel"))
+    assert not bot.versions.exists() and not Match.objects.exists()
+    starter = starter_files(get_game("splendor-duel"))["main.py"]
+    named_at_run_time = starter.replace('game="splendor-duel"', "game=GAME")
+    version = add_version(bot, "main.py", f'GAME = "splendor-duel"\n{named_at_run_time}'.encode())
     run_queued(Match.Kind.VALIDATION)
     version.refresh_from_db()
     assert version.status == BotVersion.Status.REJECTED

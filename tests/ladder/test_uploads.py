@@ -151,3 +151,36 @@ def test_the_sites_starter_kit_can_be_uploaded_as_it_is() -> None:
 
     checked = check_upload("splendor-duel-starter.zip", starter_zip_bytes("splendor-duel"))
     assert set(checked.files) == {"main.py", "README.md", "gemarena_sdk.py"}
+
+
+SPLENDOR_BOT = b"""from gemarena_sdk import run
+
+
+def decide(observation, legal):
+    return legal[0]
+
+
+if __name__ == "__main__":
+    run(decide, game="splendor-duel")
+"""
+
+
+def test_a_main_py_naming_another_game_is_refused_naming_both() -> None:
+    """Its bot would refuse every match (arena/sdk.py), so the upload is
+    refused at once rather than after its validation matches."""
+    with pytest.raises(UploadError) as caught:
+        check_upload("greedy.py", SPLENDOR_BOT, "edel-stein-reich")
+    assert str(caught.value).startswith(
+        "greedy.py is written for splendor-duel (run(..., game='splendor-duel') on line 9), "
+        "but this is a bot for edel-stein-reich"
+    )
+    with pytest.raises(UploadError, match="^main.py is written for splendor-duel"):
+        check_upload("kit.zip", make_zip({"kit/main.py": SPLENDOR_BOT}), "edel-stein-reich")
+    # its own game, or no game given: accepted
+    assert check_upload("greedy.py", SPLENDOR_BOT, "splendor-duel").files["main.py"] == SPLENDOR_BOT
+    assert check_upload("greedy.py", SPLENDOR_BOT).files["main.py"] == SPLENDOR_BOT
+
+
+def test_a_game_named_only_at_run_time_passes() -> None:
+    source = SPLENDOR_BOT.replace(b'game="splendor-duel"', b"game=GAME")
+    assert check_upload("bot.py", b'GAME = "splendor-duel"\n' + source, "edel-stein-reich")

@@ -225,3 +225,25 @@ def test_no_compile_check_says_so_on_the_page(client: Client, alice, monkeypatch
     assert text.count("nothing was stored") + text.count("Nothing was stored") == 1
     assert not Bot.objects.filter(name="unchecked").exists()
     assert not BotVersion.objects.exists() and not RefusedUpload.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_bot_written_for_another_game_is_refused_at_once(client: Client, alice) -> None:
+    """Its main.py names splendor-duel in the SDK's run(): as a new Edel,
+    Stein & Reich bot it would refuse every match, so the form says so
+    before any validation match, stores nothing and counts the refusal."""
+    from tests.ladder.test_uploads import SPLENDOR_BOT
+
+    client.force_login(alice)
+    response = upload(client, SPLENDOR_BOT, "greedy.py", game="edel-stein-reich", name="wrong")
+    assert response.status_code == 400
+    text = html.unescape(response.content.decode())
+    assert "greedy.py is written for splendor-duel" in text
+    assert "this is a bot for edel-stein-reich" in text and "Nothing was stored" in text
+    assert not Bot.objects.exists() and not BotVersion.objects.exists()
+    assert not Match.objects.exists()
+    assert RefusedUpload.objects.count() == 1
+    # the same file as a Splendor Duel bot is accepted
+    response = upload(client, SPLENDOR_BOT, "greedy.py", game="splendor-duel", name="right")
+    assert response.status_code == 302
+    assert BotVersion.objects.filter(bot__name="right").count() == 1
