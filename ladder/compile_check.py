@@ -9,7 +9,8 @@ runs none of it) and writes one JSON line: its verdict.
     {"verdict": "ok", "games": [["splendor-duel", 30]]}
                                the games main.py names in the SDK's
                                run(..., game="…") and the line of each
-                               (arena/bot_game.py; null: not literally)
+                               (arena/bot_game.py; null: not literally,
+                               or not read: see `games_named`)
     {"verdict": "syntax", "lineno": 3, "msg": "invalid syntax"}
     {"verdict": "value", "msg": "source code string cannot contain null bytes"}
     {"verdict": "nesting"}     the parser's own depth limits (RecursionError,
@@ -62,7 +63,7 @@ def peak_bytes() -> int:
     return 0
 
 
-def verdict(source: bytes, mib: int) -> dict:
+def verdict(source: bytes, seconds: int, mib: int) -> dict:
     try:
         text = source.decode("utf-8-sig")  # the parent checked it is UTF-8
         compile(text, "main.py", "exec", dont_inherit=True)
@@ -82,14 +83,20 @@ def verdict(source: bytes, mib: int) -> dict:
         return {"verdict": "nesting"}
     except Exception as exc:  # a bug of the compiler that this source finds
         return {"verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"verdict": "ok", "games": games_named(text)}
+    return {"verdict": "ok", "games": games_named(text, seconds)}
 
 
-def games_named(text: str) -> list | None:
+def games_named(text: str, seconds: int) -> list | None:
     """What `arena.bot_game.games_named` finds in the source. Parsed only when
-    it mentions a game at all: most bots cost no second parse."""
+    it mentions a game at all: most bots cost no second parse. Not read (None:
+    it passes, as a game named non-literally does) when compiling it took more
+    than a third of the CPU time: parsing takes about as long again (2.0 s
+    then 2.1 s for a 1 MiB main.py), and must not cost a file its verdict."""
     if "game" not in text:
         return []
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    if used.ru_utime + used.ru_stime > seconds / 3:
+        return None
     spec = importlib.util.spec_from_file_location("bot_game", BOT_GAME)
     bot_game = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bot_game)
@@ -102,7 +109,7 @@ def main(argv: list[str]) -> int:
     source = sys.stdin.buffer.read()
     sys.stdout.write(COMPILING + "\n")
     sys.stdout.flush()
-    sys.stdout.write(json.dumps(verdict(source, mib)) + "\n")
+    sys.stdout.write(json.dumps(verdict(source, seconds, mib)) + "\n")
     sys.stdout.flush()
     return 0
 
