@@ -1015,9 +1015,9 @@ def test_refused_uploads_sent_together_count_each_other(alice, settings, monkeyp
     bot = create_bot(alice, "splendor-duel", "burst")
     check = bots_module.check_upload
 
-    def slow_check(name, data):  # a large file takes seconds to compile
+    def slow_check(name, data, game=None):  # a large file takes seconds to compile
         time.sleep(0.3)
-        return check(name, data)
+        return check(name, data, game)
 
     monkeypatch.setattr(bots_module, "check_upload", slow_check)
     outcomes: list[str] = []
