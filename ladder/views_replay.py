@@ -43,8 +43,9 @@ from ladder.models import LiveStep, Match
 from ladder.results import ReplayUnavailable, stored_replay
 
 #: bump when the cached frame document changes shape, or the engines' words for
-#: actions change (2: Splendor Duel's cards in words, no "0 green" in offers)
-CACHE_FORMAT = 2
+#: actions change (2: Splendor Duel's cards in words, no "0 green" in offers;
+#: 3: the count that completes an Edel, Stein & Reich raise says the whole raise)
+CACHE_FORMAT = 3
 #: LiveStep rows per live.json answer; a late viewer of a long match pages through
 LIVE_BATCH = 400
 #: the frame cache's size is looked at on the first and every PRUNE_EVERY-th

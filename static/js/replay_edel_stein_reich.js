@@ -30,9 +30,12 @@
     over: "game over",
   };
 
+  /* "2 red, 1 green": as the engine says gems (gems_text in
+   * arena/games/edel_stein_reich/render.py), whose step descriptions the
+   * viewer shows above these lines */
   function gemsText(gems) {
     var parts = COLOURS.filter(function (c) { return gems && gems[c]; }).map(function (c) { return gems[c] + " " + c; });
-    return parts.length ? parts.join(" ") : "nothing";
+    return parts.length ? parts.join(", ") : "nothing";
   }
 
   var knownNames = {};

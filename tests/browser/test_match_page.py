@@ -234,6 +234,27 @@ def test_edel_stein_reich_bargaining_and_choices(browser: Browser, process_sandb
     expect(accept).to_be_visible()
     shoot(page, "match-page-03-esr-accept")
 
+    # the step that completes a raise says the whole raise as the round's log says the offer
+    raises = page.evaluate(
+        """() => {
+            const viewer = document.getElementById("replay").gemReplay;
+            const out = [];
+            viewer.frames.forEach((f, k) => {
+                if (!/ into the offer and (offers|raises to) /.test(f.description || "")) return;
+                viewer.go(k);
+                const line = document.getElementById("replay-action").textContent;
+                const m = line.match(/^Step \\d+: (.+) puts .+ into the offer and (.+)$/);
+                const logged = [...document.querySelectorAll(".esr-log li[data-type=offer]")]
+                    .map((li) => li.textContent);
+                out.push({line, said: m ? m[1] + " " + m[2] + "." : null, logged});
+            });
+            return out;
+        }"""
+    )
+    assert raises, "no step completed a raise in this game: pick another seed"
+    unlike = [r for r in raises if r["said"] not in r["logged"]]
+    assert unlike == [], f"step lines whose raise the log says otherwise: {unlike[:3]}"
+
     # a raise being announced lists only the colours with gems
     building = page.evaluate(
         """() => {

@@ -70,6 +70,25 @@ def _raise_so_far(st) -> str:
     return f"; seat {seat} is announcing a raise: {named} so far, {COLOURS[len(st.bar_build)]} next"
 
 
+def _raise_completed(st, seat: int, action: str) -> tuple[int, ...] | None:
+    """The whole raise when this colour's count completes it, else None.
+
+    Not always the blue count: the engine fills in the colours after it whose
+    count is forced, so the raise is read from what applying the action logs
+    (on a copy: the caller applies it)."""
+    after = st.clone()
+    try:
+        after.apply(seat, action)
+    except ValueError:  # illegal: the caller's own apply says so
+        return None
+    # a forced accept may end the round, which moves its log to prev_log
+    same_round = (after.phase_no, after.round_no) == (st.phase_no, st.round_no)
+    for entry in (after.log if same_round else after.prev_log)[len(st.log) :]:
+        if entry[0] == "offer":
+            return entry[2]
+    return None
+
+
 def describe(st, seat: int, action: str) -> str:
     """The action in words, as seen just before it is applied."""
     head, _, arg = action.partition(" ")
@@ -82,7 +101,13 @@ def describe(st, seat: int, action: str) -> str:
         # so most of its steps add none of a colour: "puts 0 green" read as a number lost
         c = LETTER_INDEX.get(arg[0], 0)
         count = "no" if arg[1:] == "0" else arg[1:]
-        return f"{who} puts {count} {COLOURS[c]} into the offer"
+        put = f"{who} puts {count} {COLOURS[c]} into the offer"
+        whole = _raise_completed(st, seat, action)
+        if whole is None:
+            return put
+        # the words of the replay viewer's log line for the offer (static/js/replay_edel_stein_reich.js)
+        verb = "raises to" if st.bar_maker >= 0 else "offers"
+        return f"{put} and {verb} {gems_text(whole)}"
     if head == "accept":
         what = ACTION_WORDS[rules.ACTION_NAMES[st.bar_action]] if st.bar_action >= 0 else ""
         return (

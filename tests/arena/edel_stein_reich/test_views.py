@@ -100,6 +100,34 @@ def test_render_and_describe_action():
     assert "[1, 0]" not in st.render()
 
 
+def test_the_count_that_completes_a_raise_says_the_whole_raise():
+    """`arena play -v` said only the last colour's count ("puts 3 blue into the
+    offer"); the step that completes a raise now says all of it, with the
+    replay viewer's words for an offer ("offers", then "raises to")."""
+    st = new(3, 5)
+    set_all_gems(st, [(1, 1, 1, 1), (0, 2, 0, 3), (3, 3, 3, 3)])
+    commit_all(st, ["money", "money", "gems"])
+    # seat 1 opens (fewest red, §6.1); its red and green counts are forced (it has none)
+    assert st.describe_action(1, "offer y1") == "seat 1 puts 1 yellow into the offer"
+    st.apply(1, "offer y1")
+    assert st.describe_action(1, "offer b3") == (
+        "seat 1 puts 3 blue into the offer and offers 1 yellow, 3 blue"
+    )
+    st.apply(1, "offer b3")
+    # to beat 4 gems seat 0 needs all of its own: after the red the engine fills in the rest
+    assert st.describe_action(0, "offer r1") == (
+        "seat 0 puts 1 red into the offer and raises to 1 red, 1 yellow, 1 green, 1 blue"
+    )
+    st.apply(0, "offer r1")
+    # seat 0 cannot beat it and is made to accept, which ends the round (the log moves on)
+    assert st.describe_action(1, "offer r0") == (
+        "seat 1 puts no red into the offer and raises to 2 yellow, 3 blue"
+    )
+    round_no = st.round_no
+    st.apply(1, "offer r0")
+    assert st.round_no == round_no + 1 and st.log == []
+
+
 def test_set_aside_gem_cards_are_hidden_except_the_top_one():
     for seats in (3, 4):
         a = new(seats, 15)
