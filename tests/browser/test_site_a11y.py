@@ -133,6 +133,7 @@ def site_pages(ladder) -> list[str]:
         "/accounts/tokens/",
         "/accounts/password/",
         "/upload/",
+        "/docs/",
         "/docs/protocol/",
         "/docs/faq/",
     ]
@@ -268,6 +269,72 @@ def test_a_phone_reads_the_bot_names_of_a_match_page(browser: Browser, alice, bo
     assert widths[0] <= widths[1], f"the seats scroll: {widths}"
     assert horizontal_overflow(phone) == 0
     shoot(phone, "a11y-match-seats-360px")
+
+
+#: what shows a docs index card is a link: its border, shadow and outline, its title's
+#: colour and underline, and the arrow after the title
+CARD_LOOK_JS = """(card) => {
+    const c = getComputedStyle(card), a = card.querySelector("h2 a"), s = getComputedStyle(a);
+    return {border: c.borderTopColor, shadow: c.boxShadow,
+            outline: c.outlineStyle === "none" ? 0 : parseFloat(c.outlineWidth),
+            colour: s.color, text: getComputedStyle(document.body).color,
+            underline: s.textDecorationLine, arrow: getComputedStyle(a, "::after").content};
+}"""
+
+
+def test_the_docs_index_cards_are_links(browser: Browser) -> None:
+    """QA: nothing on the docs index told that its cards are links. Each card's
+    title is its one link, named as the title (the arrow after it is not read
+    out); a click anywhere on the card follows it; hovering the card and
+    reaching it by keyboard show on the whole card."""
+    page = browser.page
+    page.goto("/docs/")
+    cards = page.locator("main .cards .card")
+    assert cards.count() >= 9
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        title = card.locator("h2").inner_text().strip()
+        expect(card.get_by_role("link")).to_have_count(1)
+        expect(card.get_by_role("link")).to_have_accessible_name(title)
+        look = card.evaluate(CARD_LOOK_JS)
+        assert look["colour"] != look["text"] and "→" in look["arrow"], (title, look)
+        # the card's description, away from the title, is the link too
+        hit = card.locator("p").evaluate(
+            """(p) => { const r = p.getBoundingClientRect();
+                        const el = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+                        return el && el.closest("a") ? el.closest("a").getAttribute("href") : null; }"""
+        )
+        assert hit == card.get_by_role("link").get_attribute("href"), (title, hit)
+    shoot(page, "a11y-docs-index")
+
+    ratings = cards.filter(has=page.get_by_role("link", name="Ratings", exact=True))
+    at_rest = ratings.evaluate(CARD_LOOK_JS)
+    assert at_rest["underline"] == "none" and at_rest["outline"] == 0, at_rest
+    box = ratings.locator("p").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    hovered = ratings.evaluate(CARD_LOOK_JS)
+    assert hovered["underline"] == "underline", hovered
+    assert hovered["border"] != at_rest["border"], (at_rest, hovered)
+    shoot(page, "a11y-docs-index-hover")
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page).to_have_url(re.compile(r"/docs/ratings/$"))
+
+    # the keyboard: Tab reaches every card's link, and the focused card wears a ring
+    page.goto("/docs/")
+    page.mouse.move(0, 0)
+    first = cards.first
+    for _ in range(30):
+        page.keyboard.press("Tab")
+        if first.get_by_role("link").evaluate("(a) => a === document.activeElement"):
+            break
+    focused = first.evaluate(CARD_LOOK_JS)
+    assert focused["outline"] >= 2 and focused["underline"] == "underline", focused
+    assert cards.nth(1).evaluate(CARD_LOOK_JS)["outline"] == 0
+    shoot(page, "a11y-docs-index-focus")
+    page.keyboard.press("Tab")
+    expect(cards.nth(1).get_by_role("link")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/docs/bots/$"))
 
 
 def test_a_refused_form_moves_the_focus_to_its_error_summary(browser: Browser, ladder) -> None:
