@@ -210,3 +210,29 @@ def widest_elements(page, limit: int = 5) -> list[str]:
         }""",
         limit,
     )
+
+
+#: an element's text as the lines it is drawn on, for `locator.evaluate_all(f"(els) =>
+#: els.map({TEXT_LINES_JS})")`: character by character, a new line where a character sits
+#: lower than half its height below the last one (a smaller font on the same line stays on it)
+TEXT_LINES_JS = """(el) => {
+    const lines = [];
+    let middle = null;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (let i = 0; i < n.data.length; i++) {
+            const range = document.createRange();
+            range.setStart(n, i);
+            range.setEnd(n, i + 1);
+            const box = range.getClientRects()[0];
+            if (!box || !box.height) continue;  // white space that takes no room
+            const at = box.top + box.height / 2;
+            if (middle === null || at - middle > box.height / 2) {
+                lines.push("");
+                middle = at;
+            }
+            lines[lines.length - 1] += n.data[i];
+        }
+    }
+    return lines.map((line) => line.replace(/\\s+/g, " ").trim()).filter(Boolean);
+}"""

@@ -11,7 +11,14 @@ import pytest
 from ladder.bots import add_version
 from ladder.models import Bot, BotVersion, Match, Rating
 from ladder.tokens import create_token
-from tests.browser.conftest import Browser, expect, horizontal_overflow, shoot, widest_elements
+from tests.browser.conftest import (
+    TEXT_LINES_JS,
+    Browser,
+    expect,
+    horizontal_overflow,
+    shoot,
+    widest_elements,
+)
 from tests.ladder.conftest import RANDOM_BOT, alice, bob  # noqa: F401 (fixtures)
 from tests.web.conftest import make_bot, play
 
@@ -269,6 +276,23 @@ def test_a_phone_reads_the_bot_names_of_a_match_page(browser: Browser, alice, bo
     assert widths[0] <= widths[1], f"the seats scroll: {widths}"
     assert horizontal_overflow(phone) == 0
     shoot(phone, "a11y-match-seats-360px")
+    # QA: "+12.3 from 1584" broke as "+12.3 from / 1584" at 360 px; it reads on one line,
+    # or as the change over "from 1584", at every width
+    for width in (360, 768, 1280):
+        phone.set_viewport_size({"width": width, "height": 900})
+        cells = phone.locator("table.seats tbody td:nth-child(5)")  # Elo change
+        elo_lines = cells.evaluate_all(f"(cells) => cells.map({TEXT_LINES_JS})")
+        assert len(elo_lines) == 2, elo_lines
+        for lines in elo_lines:
+            change, start = lines[0].split(" ")[0], " ".join(" ".join(lines).split(" ")[1:])
+            assert start.startswith("from ") and lines in (
+                [f"{change} {start}"],
+                [change, start],
+            ), (
+                width,
+                lines,
+            )
+        assert horizontal_overflow(phone) == 0, (width, widest_elements(phone))
 
 
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
