@@ -8,8 +8,16 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import timezone
 
-from tests.browser.conftest import Browser, expect, horizontal_overflow, shoot, widest_elements
+from tests.browser.conftest import (
+    TEXT_LINES_JS,
+    Browser,
+    expect,
+    horizontal_overflow,
+    shoot,
+    widest_elements,
+)
 from tests.ladder.conftest import alice, bob  # noqa: F401 (fixtures)
 from tests.web.conftest import make_bot
 from tests.web.test_tournaments import finish, names_at, start
@@ -63,3 +71,64 @@ def test_a_tournament_page_fits_desktop_and_phone(browser: Browser, cup, width: 
     expect(page.get_by_role("link", name=cup.name)).to_be_visible()
     shoot(page, f"tournament-list-{width}px")
     assert horizontal_overflow(page) == 0, widest_elements(page)
+
+
+#: for each label, whether it fits on one line of the cell: its width in the cell's font
+#: (bold in the results' column, as a winner's) against the width inside the cell's padding
+ROOM_JS = """(cell, labels) => {
+    const style = getComputedStyle(cell);
+    const inside = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const probe = document.createElement("span");
+    probe.style.whiteSpace = "nowrap";
+    if (cell.cellIndex === 2) probe.style.fontWeight = "600";
+    cell.appendChild(probe);
+    const room = {};
+    for (const label of labels) {
+        probe.textContent = label;
+        room[label] = probe.getBoundingClientRect().width <= inside;
+    }
+    probe.remove();
+    return room;
+}"""
+
+
+def test_a_phone_breaks_lineups_between_seats_and_dates_nowhere(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+) -> None:
+    """QA at 360 px: a bot's label in the matches' lineups and results broke
+    inside ("blaise- / greedy v1") though its column had room for it, and the
+    start date broke at its hyphen ("2026- / 12-03"). A label that fits its
+    column keeps to one line (the lines break between the seats), a date is
+    never broken."""
+    bots = [
+        make_bot(alice, "ada-random"),
+        make_bot(bob, "blaise-greedy"),
+        make_bot(alice, "dora-greedy"),
+    ]
+    tournament = start(bots, name="December quick round robin", games=2)
+    for match in tournament.matches.order_by("pk")[:4]:
+        names = names_at(match)
+        finish(match, [1, 2] if names[0] < names[1] else [2, 1])
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 800})
+    phone.goto(f"/tournaments/{tournament.pk}/")
+    shoot(phone, "tournament-page-lineups-360px")
+    labels = [f"{b.name} v1" for b in bots]
+    cells = phone.locator("table.tournament-matches tbody td.name")
+    found = cells.evaluate_all(
+        f"(cells, labels) => cells.map((c) => [({TEXT_LINES_JS})(c), ({ROOM_JS})(c, labels)])",
+        labels,
+    )
+    checked = 0
+    for lines, room in found:
+        for label in labels:
+            if label in " ".join(lines) and room[label]:
+                assert any(label in line for line in lines), (label, lines)
+                checked += 1
+    assert checked >= 12, found  # each match's two seats, and four winners
+    started = tournament.created_at.astimezone(timezone.get_current_timezone())
+    meta = phone.locator("h1 + p.muted").evaluate(TEXT_LINES_JS)
+    assert any(started.strftime("%Y-%m-%d %H:%M") in line for line in meta), meta
+    assert horizontal_overflow(phone) == 0, widest_elements(phone)
