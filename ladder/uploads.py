@@ -42,6 +42,9 @@ CRASH_SIGNALS = frozenset(
 #: (UPLOAD_CHECK_CONCURRENCY) before it is answered "busy": short, as a
 #: waiting upload holds one of the process's threads that pages need
 SLOT_WAIT_SECONDS = 1.0
+#: wall-clock seconds a check child gets beyond twice its CPU-time limit
+#: before it counts as starved by a busy machine (the server's fault)
+STARVED_GRACE_SECONDS = 1.0
 NOT_CHECKED = (
     "the server could not check your upload just now; nothing was stored and nothing "
     "counts against your hourly limit, please try again later"
@@ -326,11 +329,12 @@ def _run_child(source: bytes, shown: str, seconds: int, mib: int) -> dict:
         # The file's own limit is CPU time (RLIMIT_CPU in the child), which
         # does not depend on how busy the machine is; the wall clock only
         # bounds how long a starved child can hold this thread.
-        out, err = child.communicate(source, timeout=2 * seconds + 1)
+        wall = 2 * seconds + STARVED_GRACE_SECONDS
+        out, err = child.communicate(source, timeout=wall)
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        logger.warning("upload check: no verdict in %s s of wall-clock time", 2 * seconds + 1)
+        logger.warning("upload check: no verdict in %s s of wall-clock time", wall)
         raise CheckUnavailable(BUSY) from None
     except BaseException:
         child.kill()
