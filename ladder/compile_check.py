@@ -83,20 +83,21 @@ def verdict(source: bytes, seconds: int, mib: int) -> dict:
         return {"verdict": "nesting"}
     except Exception as exc:  # a bug of the compiler that this source finds
         return {"verdict": "crash", "error": f"{type(exc).__name__}: {exc}"[:300]}
-    return {"verdict": "ok", "games": games_named(text, seconds)}
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return {"verdict": "ok", "games": games_named(text, seconds, used.ru_utime + used.ru_stime)}
 
 
-def games_named(text: str, seconds: int) -> list | None:
+def games_named(text: str, seconds: int, used: float) -> list | None:
     """What `arena.bot_game.games_named` finds in the source. Parsed only when
     it mentions a game at all: most bots cost no second parse. Not read (None:
     it passes, as a game named non-literally does) when compiling it took more
     than a fifth of the CPU time: parsing to an AST takes up to 2.3 times as
     long as compiling (1.2 to 2.3 for large files of different shapes), and
-    must not cost a file that compiles in time its verdict."""
+    must not cost a file that compiles in time its verdict. `used`: the CPU
+    seconds this child has spent so far."""
     if "game" not in text:
         return []
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    if used.ru_utime + used.ru_stime > seconds / 5:
+    if used > seconds / 5:
         return None
     spec = importlib.util.spec_from_file_location("bot_game", BOT_GAME)
     bot_game = importlib.util.module_from_spec(spec)
