@@ -122,10 +122,12 @@ def test_stderr_flood_is_drained_and_the_reply_still_arrives(harness):
         assert len(bot.stderr_tail().encode()) <= LIMITS.stderr_tail_bytes
         # Docker copies stdout and stderr separately: the reply may overtake
         # the end of the flood, by seconds on a loaded machine (a CI run
-        # stopped the bot with 19.5 of the 20 MB copied), so wait for it
+        # stopped the bot with 19.5 of the 20 MB copied). Only a read moves
+        # stderr into the tail, so keep reading (the bot sends no more lines)
         deadline = time.monotonic() + 60
         while not bot.stderr_tail().endswith("END-OF-FLOOD\n") and time.monotonic() < deadline:
-            time.sleep(0.1)
+            extra = bot.read_line(time.monotonic() + 0.1)
+            assert extra.status is ReadStatus.TIMEOUT, extra
     report = harness.finish(bot)
     assert len(report.stderr_tail.encode()) <= LIMITS.stderr_tail_bytes
     assert report.stderr_tail.endswith("END-OF-FLOOD\n")
