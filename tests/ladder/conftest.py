@@ -24,17 +24,22 @@ RANDOM_BOT = (ROOT / "bots" / "random" / "main.py").read_bytes()
 CRASH_BOT = b"import sys\nsys.stderr.write('about to fail\\n')\nraise SystemExit(3)\n"
 
 
-def paced_random_bot(delay_s: float) -> bytes:
+def paced_random_bot(delay_s: float, slow_replies: int | None = None) -> bytes:
     """A protocol-level random bot that waits `delay_s` before every reply,
-    so a match lasts long enough for a test to interfere mid-match."""
+    or before its first `slow_replies` replies in each run, so a match lasts
+    long enough for a test to interfere mid-match (and a replayed match
+    need not crawl to its end)."""
     return f"""
 import json, random, sys, time
+slow = {slow_replies if slow_replies is not None else "float('inf')"}
 for line in sys.stdin:
     msg = json.loads(line)
     if msg.get("type") == "start":
         print(json.dumps("ready"), flush=True)
     elif msg.get("type") == "request":
-        time.sleep({delay_s})
+        if slow > 0:
+            time.sleep({delay_s})
+            slow -= 1
         print(json.dumps(random.choice(msg["legal"])), flush=True)
     elif msg.get("type") == "end":
         break

@@ -34,7 +34,9 @@ from tests.ladder.conftest import (
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.django_db(transaction=True)]
 
-SLOW_BOT = paced_random_bot(0.3)
+# slow for its first 20 replies (6 s): the kill 2 s after the containers
+# start lands mid-match, and the requeued match then plays out quickly
+SLOW_BOT = paced_random_bot(0.3, slow_replies=20)
 
 
 def test_four_workers_lose_no_update(media_dir) -> None:
