@@ -99,7 +99,12 @@ def test_the_housekeeper_refits_while_the_only_worker_plays_a_long_match(media_d
     long = create_match("splendor-duel", [paced, a.active_version])
     env = {"SANDBOX_BACKEND": "process"}
     media = media_dir
-    with named_workers(["hk", "w"], media, {"hk": env, "w": env}, housekeepers=("hk",)):
+    # prefork, as `make run` has it: at the end the group's SIGTERM reaches the
+    # pool process playing the long match, which gives it back at once (the
+    # solo pool would finish the match first, or be killed 30 s later)
+    with named_workers(
+        ["hk", "w"], media, {"hk": env, "w": env}, pool="prefork", housekeepers=("hk",)
+    ):
         wait_for(
             lambda: b"ready." in (media.parent / f"{media.name}-hk.log").read_bytes(),
             timeout_s=60,
