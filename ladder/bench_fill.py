@@ -48,6 +48,41 @@ def copy_rows(table: str, columns: list[str], rows) -> int:
     return n
 
 
+# The Match columns every filler writes, in the order of its rows; a filler
+# appends the columns of its own kind of match (rating_seq, tournament_id).
+MATCH_COLUMNS = (
+    "id",
+    "game",
+    "seat_count",
+    "seed",
+    "options",
+    "rules_version",
+    "kind",
+    "status",
+    "rated",
+    "attempts",
+    "created_at",
+    "started_at",
+    "finished_at",
+    "replay",
+    "reason",
+    "error",
+    "steps",
+    "worker",
+)
+
+
+def copy_matches(match_rows: list, seat_rows: list, extra_columns: list[str]) -> None:
+    """Matches (MATCH_COLUMNS + extra_columns) and their seats."""
+    from ladder.models import Match
+    from ladder.results import SEAT_RESULT_FIELDS
+
+    copy_rows(Match._meta.db_table, [*MATCH_COLUMNS, *extra_columns], match_rows)
+    copy_rows(
+        "ladder_matchseat", ["match_id", "seat", "version_id", *SEAT_RESULT_FIELDS], seat_rows
+    )
+
+
 def reset_sequences(tables: list[str]) -> None:
     from django.db import connection
 
@@ -181,8 +216,8 @@ class Filler:
                     "the game ended",
                     "",
                     150,
-                    seq,
                     "bench",
+                    seq,
                 )
             )
             # two-seat Elo per pair (K=16 split), enough to make realistic history rows
@@ -236,39 +271,7 @@ class Filler:
         return done
 
     def _copy_batch(self, match_rows: list, seat_rows: list, history_rows: list) -> None:
-        from ladder.models import Match
-        from ladder.results import SEAT_RESULT_FIELDS
-
-        copy_rows(
-            Match._meta.db_table,
-            [
-                "id",
-                "game",
-                "seat_count",
-                "seed",
-                "options",
-                "rules_version",
-                "kind",
-                "status",
-                "rated",
-                "attempts",
-                "created_at",
-                "started_at",
-                "finished_at",
-                "replay",
-                "reason",
-                "error",
-                "steps",
-                "rating_seq",
-                "worker",
-            ],
-            match_rows,
-        )
-        copy_rows(
-            "ladder_matchseat",
-            ["match_id", "seat", "version_id", *SEAT_RESULT_FIELDS],
-            seat_rows,
-        )
+        copy_matches(match_rows, seat_rows, ["rating_seq"])
         copy_rows(
             "ladder_ratinghistory",
             [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from ladder.bench_fill import Filler, copy_rows
+from ladder.bench_fill import Filler, copy_matches
 
 #: Splendor Duel round robins of 20 bots: (name, games a table, matches
 #: played of its 190 * games, None for all); the rest of a running one
@@ -21,8 +21,7 @@ def add_tournaments(filler: Filler) -> None:
     from django.utils import timezone
 
     from arena import schedule
-    from ladder.models import Match, Tournament, TournamentEntry
-    from ladder.results import SEAT_RESULT_FIELDS
+    from ladder.models import Tournament, TournamentEntry
 
     if Tournament.objects.filter(name=TOURNAMENTS[0][0]).exists():
         return
@@ -94,33 +93,4 @@ def add_tournaments(filler: Filler) -> None:
                             None,
                         )
                     )
-            copy_rows(
-                Match._meta.db_table,
-                [
-                    "id",
-                    "game",
-                    "seat_count",
-                    "seed",
-                    "options",
-                    "rules_version",
-                    "kind",
-                    "status",
-                    "rated",
-                    "attempts",
-                    "created_at",
-                    "started_at",
-                    "finished_at",
-                    "replay",
-                    "reason",
-                    "error",
-                    "steps",
-                    "worker",
-                    "tournament_id",
-                ],
-                match_rows,
-            )
-            copy_rows(
-                "ladder_matchseat",
-                ["match_id", "seat", "version_id", *SEAT_RESULT_FIELDS],
-                seat_rows,
-            )
+            copy_matches(match_rows, seat_rows, ["tournament_id"])
