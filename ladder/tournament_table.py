@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Count, Q
 
-from arena import Standing, count_game, pair_results, ranked, standings_rows, wilson_interval
+from arena import Standing, count_game, pair_results, ranked, wilson_interval
 from ladder.models import Match, MatchSeat, Tournament, TournamentEntry
 
 #: how long a running tournament's table stays in the cache (a new result
@@ -194,7 +194,26 @@ def standings(tournament: Tournament) -> Table:
     return Table(rows=rows, progress=done)
 
 
-def table_rows(tournament: Tournament) -> list[dict]:
-    """The standings as `arena tournament` prints them (`arena.table_lines`)."""
-    entries, table, games = _counted(tournament)
-    return standings_rows([e.label for e in entries], table, games)
+def table_rows(table: Table) -> list[dict]:
+    """`standings` in the rows `arena tournament` prints (`arena.table_lines`)
+    and writes to --json, from the stored or cached figures: nothing is fitted
+    again for a finished tournament."""
+    rows = []
+    for row in table.rows:
+        line = {"bot": row.label, "games": row.games, "faults": row.faults}
+        if row.elo is None:
+            line |= dict.fromkeys(
+                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
+                 "elo_ci95_half_width")
+            )  # fmt: skip
+        else:
+            line |= {
+                "win_rate": row.win_rate,
+                "first_alone": row.first_alone,
+                "first_alone_ci95": [row.first_low, row.first_high],
+                "avg_rank": row.avg_rank,
+                "elo": row.elo,
+                "elo_ci95_half_width": (row.elo_high - row.elo_low) / 2,
+            }
+        rows.append(line)
+    return rows

@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from ladder.models import Match, Tournament
-from ladder.tournament_table import table_rows
+from ladder.tournament_table import standings, table_rows
 from tests.ladder.test_tournaments import make_bots, no_broker, play  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +43,7 @@ def test_create_show_list_cancel(alice) -> None:
         == "bot games win rate 1st alone (95% CI) avg rank faults Elo (±95%)".split()
     )
     assert [" ".join(line.split()[:2]) for line in shown[5:]] == [
-        r["bot"] for r in table_rows(tournament)
+        r["bot"] for r in table_rows(standings(tournament))
     ]
     assert shown[5].startswith("bot0 v1") and shown[5].split()[2:4] == ["1", "100.0%"]
     listed = run("list")
@@ -120,3 +120,25 @@ def test_exit_status_and_message_on_the_command_line() -> None:
     )  # fmt: skip
     assert done.returncode != 0
     assert "unknown game 'chess'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_show_prints_a_finished_tournaments_stored_table(alice, monkeypatch) -> None:
+    """Once no match is left to play, `show` prints the stored final table:
+    the same lines as when it was fitted, and no fit at all."""
+    import ladder.tournament_table
+
+    make_bots(alice, 2)
+    run("create", "splendor-duel", "bot0", "bot1", "--games", "2")
+    tournament = Tournament.objects.get()
+    for match, ranks in zip(tournament.matches.order_by("pk"), ([1, 2], [2, 1]), strict=True):
+        play(match, ranks)
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED and tournament.final_table
+    shown = run("show", str(tournament.pk))
+
+    def no_count(t):
+        raise AssertionError("counted and fitted again")
+
+    monkeypatch.setattr(ladder.tournament_table, "_counted", no_count)
+    assert run("show", str(tournament.pk)) == shown
+    assert "2 finished, 0 errored" in shown and "bot0 v1" in shown and "bot1 v1" in shown

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from arena import OptionError, get_game, table_lines
 from ladder.models import Bot, BotVersion, Tournament
-from ladder.tournament_table import progress, table_rows
+from ladder.tournament_table import progress, standings, table_rows
 from ladder.tournaments import TournamentError, cancel_tournament, create_tournament
 
 EPILOG = """\
@@ -132,7 +132,8 @@ class Command(BaseCommand):
 
     def handle_show(self, options) -> None:
         t = self.tournament(options)
-        done = progress(t)
+        table = standings(t)  # the stored table once the tournament is over
+        done = table.progress
         state = t.status if not t.reason else f"{t.status}: {t.reason}"
         self.stdout.write(f"Tournament {t.pk}: {t.name} ({state})")
         self.stdout.write(
@@ -146,7 +147,7 @@ class Command(BaseCommand):
             f"{done.finished} finished, {done.errored} errored (not counted), "
             f"{done.cancelled} cancelled"
         )
-        self.stdout.write("\n".join(table_lines(table_rows(t))))
+        self.stdout.write("\n".join(table_lines(table_rows(table))))
 
     def handle_cancel(self, options) -> None:
         t = self.tournament(options)
