@@ -139,7 +139,11 @@ def rating_summary(points: Sequence[ChartPoint]) -> str:
         f"last, lowest {min(elos):.0f}, highest {max(elos):.0f}"
     )
     if last.fitted is not None and last.low is not None and last.high is not None:
-        text += f"; leaderboard rating {last.fitted:.0f} (95%: {last.low:.0f}–{last.high:.0f})"
+        # the fit as it stood at that match: the rating card above shows today's
+        text += (
+            f"; leaderboard rating at the last match {last.fitted:.0f} "
+            f"(95%: {last.low:.0f}–{last.high:.0f})"
+        )
     versions = sorted({p.version for p in points})
     if len(versions) > 1:
         text += f"; versions v{versions[0]} to v{versions[-1]}"

@@ -46,7 +46,8 @@ def test_summary_says_in_words_what_the_chart_draws() -> None:
     points = [point(1500), point(1480, fitted=1490), point(1530, 2, 1512)]
     assert rating_summary(points) == (
         "3 rated matches (day 1500 to day 1530): Elo 1500 after the first, 1530 after the "
-        "last, lowest 1480, highest 1530; leaderboard rating 1512 (95%: 1462–1562); "
+        "last, lowest 1480, highest 1530; leaderboard rating at the last match 1512 "
+        "(95%: 1462–1562); "
         "versions v1 to v2."
     )
     assert rating_summary([point(1500)]) == (
