@@ -238,12 +238,18 @@ def admin_action_deletes(client, user) -> Callable[[], object]:
     return lambda: client.post(changelist, data)
 
 
-def together(requests: list[Callable[[], object]], pause_at: str) -> tuple[list, list]:
+def together(
+    requests: list[Callable[[], object]], pause_at: str | list[str], staggered: bool = False
+) -> tuple[list, list]:
     """Run each request in a thread of its own; the first statement of each
-    that contains `pause_at` waits until the other request has reached its
-    own, is waiting for a lock of this one, or is done, so that each request
-    has done what comes before `pause_at` when either goes on. Returns the
+    that contains `pause_at` (one for all, or one per request) waits until
+    the other request has reached its own, is waiting for a lock of this
+    one, or is done, so that each request has done what comes before its
+    pause when either goes on. `staggered`: the second request starts only
+    once the first is at its pause (or done), so that what the first does
+    before its pause comes before anything of the second. Returns the
     responses and the errors."""
+    pauses = [pause_at] * len(requests) if isinstance(pause_at, str) else pause_at
     reached = [threading.Event() for _ in requests]
     done = [threading.Event() for _ in requests]
     pids: dict[int, int] = {}
@@ -254,7 +260,7 @@ def together(requests: list[Callable[[], object]], pause_at: str) -> tuple[list,
         other = 1 - i
 
         def pause(execute, sql, params, many, context):
-            if pause_at in sql and not reached[i].is_set():
+            if pauses[i] in sql and not reached[i].is_set():
                 reached[i].set()
                 deadline = time.monotonic() + STEP_TIMEOUT_S
                 while not (
@@ -263,12 +269,20 @@ def together(requests: list[Callable[[], object]], pause_at: str) -> tuple[list,
                     or (other in pids and blocked_by(pids[i], pids[other]))
                 ):
                     if time.monotonic() > deadline:
-                        errors.append(f"request {other} neither reached {pause_at!r} nor waited")
+                        errors.append(
+                            f"request {other} neither reached {pauses[other]!r} nor waited"
+                        )
                         break
                     done[other].wait(0.005)
             return execute(sql, params, many, context)
 
         try:
+            deadline = time.monotonic() + STEP_TIMEOUT_S
+            while staggered and i == 1 and not (reached[0].is_set() or done[0].is_set()):
+                if time.monotonic() > deadline:
+                    errors.append(f"request 0 never reached {pauses[0]!r}")
+                    break
+                done[0].wait(0.005)
             pids[i] = backend_pid()
             with connection.execute_wrapper(pause):
                 responses[i] = requests[i]()
