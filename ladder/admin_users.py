@@ -4,10 +4,20 @@ the ladder) and deletions refused when they would take results with them."""
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.actions import delete_selected
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.db import router, transaction
 
-from ladder.moderation import deletion_refusals, stop_bots_of
+from ladder.moderation import deletion_refusals, lock_owners, stop_bots_of
+
+
+def delete_selected_at_once(modeladmin, request, queryset):
+    """Django's "delete selected" action in one transaction, as its delete
+    page runs: the owners locked while it looks (`KeepsResults`) stay locked
+    until their deletion commits."""
+    with transaction.atomic(using=router.db_for_write(modeladmin.model)):
+        return delete_selected(modeladmin, request, queryset)
 
 
 class KeepsResults:
@@ -15,13 +25,26 @@ class KeepsResults:
     take matches (other bots' results and rating history) with it: Django's
     own answer, that the superuser lacks permission for the rows the platform
     writes, is true but no help, and it walks every row of a long history
-    first (8 s for one busy bot, 33 s for its owner)."""
+    first (8 s for one busy bot, 33 s for its owner).
+
+    A confirmed deletion (a POST) locks the owners first (`lock_owners`), so
+    that an upload on its way either is stored before it looks, and refuses
+    it, or waits and finds its bot gone."""
 
     #: rows that go harmlessly with something that never played: the 0-game
     #: rating of a bot without uploads, a user's refused uploads
     HARMLESS = {"rating", "refused upload"}
 
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if "delete_selected" in actions:
+            _, name, description = actions["delete_selected"]
+            actions[name] = (delete_selected_at_once, name, description)
+        return actions
+
     def get_deleted_objects(self, objs, request):
+        if request.method == "POST":  # in the deletion's transaction: the delete page's, or ours
+            lock_owners(objs)
         refusals = deletion_refusals(objs)
         if refusals:
             return [], {}, set(), refusals

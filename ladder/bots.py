@@ -68,6 +68,16 @@ class NameTakenError(UploadError):
     (`name_key`)."""
 
 
+class Gone(UploadError):
+    """What an upload was for was deleted while it was on its way (its bot,
+    or its owner's account, by the admin): nothing was stored, and nothing
+    counts against a limit."""
+
+    @classmethod
+    def bot(cls, bot: Bot) -> Gone:
+        return cls(f"{bot.name} was deleted while your upload was on its way")
+
+
 class StorageFailure(Exception):
     """The server could not write an upload (a full or failing disk): not the
     file's fault, nothing was stored, and trying later may work."""
@@ -205,9 +215,10 @@ def take_look_alike_turn(game: str, name: str, pk: int | None) -> None:
     on the way. Two users deleted at once, each with a bot holding a set and
     a kept bot in the other's set, each deleted their own bots and then
     waited for the other's: PostgreSQL ended the deadlock by failing one
-    request. Taking one lock first, before any bot's row, makes them take
-    turns. A bot alone in its set unmarks no one, and stays alone (no new
-    name can join a set), so it skips the wait."""
+    request. Taking one lock first, before any bot's row (only the owners'
+    rows come before it: `ladder.models.lock_user` gives the order), makes
+    them take turns. A bot alone in its set unmarks no one, and stays alone
+    (no new name can join a set), so it skips the wait."""
     shared = look_alikes(Bot.objects.filter(game=game), name).exclude(pk=pk)
     if shared.exists():
         Counter.lock(LOOK_ALIKE_TURN)
@@ -270,7 +281,8 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
         raise UploadError(f"{name!r}: {BOT_NAME_RULE} (at most 40)")
     with transaction.atomic():
         if not builtin:
-            lock_user(owner)
+            if not lock_user(owner):  # the first lock (`lock_user` gives the order)
+                raise Gone("your account was deleted; nothing was created")
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
                 raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
         taken = name_taken(game, name, owner=owner)  # nor a look-alike (`name_key`)
@@ -376,8 +388,9 @@ def check_upload_rate(owner, reserved: RefusedUpload | None = None) -> None:
 
 
 def counts_against_limit(exc: Exception) -> bool:
-    """A refusal by the file's checks; a limit or a name refusal costs no check."""
-    return isinstance(exc, UploadError) and not isinstance(exc, (LimitError, NameTakenError))
+    """A refusal by the file's checks; a limit or a name refusal costs no
+    check, and a bot or owner that is gone has no limit left to count in."""
+    return isinstance(exc, UploadError) and not isinstance(exc, (LimitError, NameTakenError, Gone))
 
 
 def remember_refused_upload(owner, exc: Exception) -> None:
@@ -393,8 +406,8 @@ def remember_refused_upload(owner, exc: Exception) -> None:
         RefusedUpload.objects.create(owner=owner)
 
 
-def reserve_upload(owner) -> RefusedUpload | None:
-    """Check the hourly limit and take a place in it before the file is
+def reserve_upload(bot: Bot) -> RefusedUpload | None:
+    """Check the hourly limit of `bot`'s owner and take a place in it before the file is
     checked, so that uploads sent at the same moment count each other: each
     one's check takes seconds, and before this a burst of refused uploads all
     passed the limit while none of them was recorded yet (found by QA: 23
@@ -403,12 +416,15 @@ def reserve_upload(owner) -> RefusedUpload | None:
 
     Inside a caller's transaction (the upload page creating a new bot) a row
     would be rolled back with it: there the limit is checked without a
-    reservation, as before, and the caller counts a refusal afterwards."""
+    reservation, as before, and the caller counts a refusal afterwards.
+    Gone when the owner was deleted meanwhile."""
+    owner = bot.owner
     if transaction.get_connection().in_atomic_block:
         check_upload_rate(owner)
         return None
     with transaction.atomic():
-        lock_user(owner)
+        if not lock_user(owner):  # the first lock (`lock_user` gives the order)
+            raise Gone.bot(bot)
         check_upload_rate(owner)
         RefusedUpload.objects.filter(
             owner=owner, created_at__lt=timezone.now() - timedelta(days=1)
@@ -420,10 +436,11 @@ def add_version(bot: Bot, filename: str, data: bytes, validate: bool = True) -> 
     """Check and store an upload as the bot's next version, then queue its validation.
 
     Raises UploadError (nothing stored) when the upload is refused; one the
-    hourly limit already counts has `counted` set (`remember_refused_upload`).
+    hourly limit already counts has `counted` set (`remember_refused_upload`);
+    Gone when the bot or its owner was deleted while the upload was on its way.
     """
     # early, before the work of checking the file, and holding a place in the limit
-    reserved = None if bot.is_builtin else reserve_upload(bot.owner)
+    reserved = None if bot.is_builtin else reserve_upload(bot)
     try:
         return _add_version(bot, filename, data, validate, reserved)
     except BaseException as exc:
@@ -441,14 +458,19 @@ def _add_version(
 ) -> BotVersion:
     checked = check_upload(filename, data, bot.game)
     with transaction.atomic():
+        # Locks in the order of `lock_user`: the owner, then the bot. Either may
+        # have been deleted while the file was checked, or while this waited
+        # for the lock of the deletion: nothing is written then.
         if not bot.is_builtin:
-            lock_user(bot.owner)
+            if not lock_user(bot.owner):
+                raise Gone.bot(bot)
             check_upload_rate(bot.owner, reserved)  # again, now that no other upload can slip in
         if reserved is not None:  # the version takes its place in the limit
             RefusedUpload.objects.filter(pk=reserved.pk).delete()
         # The bot's row lock orders concurrent uploads of one bot: each sees the
         # version before it (for the number and the "identical" check).
-        Bot.objects.select_for_update().filter(pk=bot.pk).exists()
+        if not Bot.objects.select_for_update().filter(pk=bot.pk).exists():
+            raise Gone.bot(bot)
         latest = bot.versions.order_by("-number").first()
         if latest is not None and not validation_was_unplayed(latest):
             check_not_identical(checked, latest.sha256)

@@ -590,12 +590,21 @@ class RatingHistory(models.Model):
         return f"{self.bot} {self.elo_before:.0f}→{self.elo_after:.0f}"
 
 
-def lock_user(user) -> None:
+def lock_user(user) -> bool:
     """Serialise one user's limited requests (bots, uploads, tokens, challenges)
     inside the caller's transaction, so a per-user limit is counted and used in
     one step: a row lock in PostgreSQL; SQLite's IMMEDIATE transactions
-    serialise every writer anyway."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+    serialise every writer anyway. False when the user is gone (deleted
+    while the request was on its way, perhaps after waiting for this lock):
+    the caller stores nothing of theirs then.
+
+    The order of row locks, everywhere: a user's row first (this; several
+    users in pk order, `ladder.moderation.lock_owners`), then the look-alike
+    turn (`ladder.bots.take_look_alike_turn`), then bots' rows, then what
+    hangs from them. An upload locks its owner, then its bot; a deletion
+    locks the owners before its delete removes bots and then the owner's
+    row (tests/ladder/test_owner_deletion_races.py)."""
+    return get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
 
 
 class Counter(models.Model):

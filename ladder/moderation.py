@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Model
 
@@ -45,6 +46,28 @@ def stop_bots_of(user_ids: Iterable[int]) -> StopReport:
             list(queued), DEACTIVATED, "was cancelled: its owner's account was deactivated"
         )
     return StopReport(disabled, cancelled, rejected)
+
+
+def lock_owners(objs: Iterable[Model]) -> None:
+    """Lock the users whose bots, versions or selves `objs` are (in pk order),
+    in the transaction of their deletion, before `deletion_refusals` looks:
+    the first lock in the order `ladder.models.lock_user` gives. Django's
+    delete removes a user's bots, then the user's row; an upload locks the
+    owner, then the bot: the opposite order, a deadlock when they met. Now
+    the one that has the owner first goes first: an upload stored while the
+    deletion waited is seen and the deletion refused, and an upload that
+    waited for the deletion finds its bot gone (`ladder.bots.Gone`)."""
+    owners, bots = set(), set()
+    for obj in objs:
+        if isinstance(obj, BotVersion):
+            bots.add(obj.bot_id)
+        elif isinstance(obj, Bot):
+            owners.add(obj.owner_id)
+        else:  # a user
+            owners.add(obj.pk)
+    owners.update(Bot.objects.filter(pk__in=bots).values_list("owner_id", flat=True))
+    locked = get_user_model().objects.select_for_update().filter(pk__in=owners).order_by("pk")
+    list(locked.values_list("pk", flat=True))
 
 
 def deletion_refusals(objs: Iterable[Model]) -> list[str]:

@@ -10,10 +10,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from ladder.bots import (
-    LimitError,
-    NameTakenError,
     StorageFailure,
     add_version,
+    counts_against_limit,
     create_bot,
     remember_refused_upload,
 )
@@ -45,10 +44,9 @@ def upload(request: HttpRequest) -> HttpResponse:
         except (UploadError, ValueError) as exc:
             remember_refused_upload(request.user, exc)  # the transaction is rolled back by now
             form.add_error(None, str(exc))
-            # a limit or a name is not the file's fault: "fix the file" would mislead
-            file_refused = isinstance(exc, UploadError) and not isinstance(
-                exc, (LimitError, NameTakenError)
-            )
+            # a limit, a name or a bot deleted meanwhile is not the file's
+            # fault: "fix the file" would mislead
+            file_refused = counts_against_limit(exc)
         except (StorageFailure, CheckUnavailable) as exc:  # the server's fault: nothing counted
             form.add_error(None, str(exc))
             file_refused = False

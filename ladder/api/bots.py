@@ -81,7 +81,7 @@ def list_bots(request: HttpRequest, filters: Query[BotFilters]):
 
 @router.post(
     "/bots",
-    response={201: BotOut, **errors(401, 403, 409, 429)},
+    response={201: BotOut, **errors(401, 403, 404, 409, 429)},
     auth=SIGNED_IN,
     url_name="bot_create",
 )

@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from ninja import Schema
 from ninja.errors import AuthenticationError, HttpError, Throttled, ValidationError
 
-from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, LimitError, StorageFailure
+from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE, Gone, LimitError, StorageFailure
 from ladder.csv_export import BUSY_RETRY_AFTER_S, ExportsBusy
 from ladder.health import DATABASE_AWAY, DATABASE_AWAY_RETRY_S
 from ladder.tokens import HIDDEN_CATEGORIES
@@ -211,6 +211,8 @@ def _upload_error(request: HttpRequest, exc: UploadError) -> HttpResponse:
     if isinstance(exc, LimitError):
         wait = exc.retry_after_s
         return error_response(429, str(exc), headers={"Retry-After": str(wait)} if wait else {})
+    if isinstance(exc, Gone):  # deleted while the upload was on its way
+        return error_response(404, str(exc))
     return error_response(422, str(exc), code="upload_rejected", field="file")
 
 

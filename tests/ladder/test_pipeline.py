@@ -1055,8 +1055,8 @@ def test_the_limit_does_not_call_uploads_being_checked_refused(alice, settings) 
     settings.MAX_UPLOADS_PER_HOUR = 3
     bot = create_bot(alice, "splendor-duel", "inflight")
     add_version(bot, "bot.py", RANDOM_BOT, validate=False)
-    bots_module.reserve_upload(alice)  # two uploads in their check right now
-    bots_module.reserve_upload(alice)
+    bots_module.reserve_upload(bot)  # two uploads in their check right now
+    bots_module.reserve_upload(bot)
     with pytest.raises(UploadError) as caught:
         add_version(bot, "bot.py", RANDOM_BOT + b"# 2\n")
     message = str(caught.value)
