@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.utils import timezone
 
 from ladder.bots import add_version
+from ladder.matches import create_match
 from ladder.models import Bot, BotVersion, Match, Rating
 from ladder.tokens import create_token
 from tests.browser.conftest import (
@@ -293,6 +295,45 @@ def test_a_phone_reads_the_bot_names_of_a_match_page(browser: Browser, alice, bo
                 lines,
             )
         assert horizontal_overflow(phone) == 0, (width, widest_elements(phone))
+
+
+def test_a_phone_breaks_the_home_and_queue_lineups_between_seats(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+) -> None:
+    """QA at 360 px: the lineups of the matches on the home page and the queue
+    broke inside a bot's name ("emmy- / random") or left a "vs" at the end of
+    a line. As on a tournament's page, each seat ("vs blaise-greedy") is one
+    unit: the lines break between the seats."""
+    names = ["emmy-random", "blaise-greedy", "carl-search", "dora-greedy", "ada-random"]
+    owners = [alice, bob, alice, bob, alice]
+    duel = [make_bot(owner, name) for owner, name in zip(owners, names, strict=True)]
+    esr = [
+        make_bot(owner, name, "edel-stein-reich") for owner, name in zip(owners, names, strict=True)
+    ]
+    tables = [duel[:2], duel[2:4], duel[3:], esr[:3], esr[1:4], esr[2:]]
+    for i, table in enumerate(tables):
+        match = create_match(table[0].game, [b.active_version for b in table])
+        if i < 4:  # running, on both pages; the others queued, on the queue's
+            match.status, match.started_at = Match.Status.RUNNING, timezone.now()
+            match.save(update_fields=["status", "started_at"])
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    for url, shown in (("/", 4), ("/queue/", 6)):
+        phone.goto(url)
+        shoot(phone, f"a11y-lineups{url.replace('/', '-')}360px".replace("--", "-"))
+        items = phone.locator(".match-list li").evaluate_all(
+            f"""(items) => items.map((li) => [
+                [...li.querySelectorAll("a[href^='/bots/']")].map((a) => a.textContent),
+                ({TEXT_LINES_JS})(li)])"""
+        )
+        assert len(items) == shown, items
+        for seats, lines in items:
+            for i, name in enumerate(seats):
+                unit = name if i == 0 else f"vs {name}"
+                assert any(unit in line for line in lines), (url, unit, lines)
+        assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
 
 
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
