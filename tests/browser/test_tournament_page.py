@@ -10,6 +10,7 @@ import re
 import pytest
 from django.utils import timezone
 
+from ladder.results import finish_tournaments
 from tests.browser.conftest import (
     TEXT_LINES_JS,
     Browser,
@@ -131,4 +132,66 @@ def test_a_phone_breaks_lineups_between_seats_and_dates_nowhere(
     started = tournament.created_at.astimezone(timezone.get_current_timezone())
     meta = phone.locator("h1 + p.muted").evaluate(TEXT_LINES_JS)
     assert any(started.strftime("%Y-%m-%d %H:%M") in line for line in meta), meta
+    assert horizontal_overflow(phone) == 0, widest_elements(phone)
+
+
+def test_a_phone_keeps_winners_and_standings_labels_whole(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+) -> None:
+    """QA at 360 px: the winners' bold labels ("blaise-greedy / v1") and the
+    standings' broke inside though the columns could hold them: a table gave
+    the labels' columns what was left once it had shrunk them to their longest
+    syllable ("blaise-"). A label now takes its whole width (the standings and
+    the list scroll in their frames), and the matches' three columns still fit
+    the phone: none of these labels breaks, in the standings, the lineups, the
+    results or the list's winner."""
+    bots = [
+        make_bot(alice, "ada-random"),
+        make_bot(bob, "blaise-greedy"),
+        make_bot(alice, "carl-search"),
+        make_bot(bob, "dora-greedy"),
+    ]
+    tournament = start(bots, name="Autumn cup", games=1)
+    for match in tournament.matches.all():
+        names = names_at(match)
+        first = "blaise-greedy" if "blaise-greedy" in names else min(names)
+        finish(match, [1 if name == first else 2 for name in names])
+    assert finish_tournaments([tournament.pk]) == 1
+    labels = [f"{b.name} v1" for b in bots]
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 800})
+    phone.goto(f"/tournaments/{tournament.pk}/")
+    shoot(phone, "tournament-page-labels-360px")
+    found = {}
+    for cells in ("table.standings td.name", "table.tournament-matches td.name"):
+        found[cells] = phone.locator(cells).evaluate_all(f"(cells) => cells.map({TEXT_LINES_JS})")
+    found["the winners"] = phone.locator("table.tournament-matches .win").evaluate_all(
+        f"(labels) => labels.map({TEXT_LINES_JS})"
+    )
+    phone.goto("/tournaments/")
+    shoot(phone, "tournament-list-labels-360px")
+    found["the list's winner"] = phone.locator("table.tournament-list td.name").evaluate_all(
+        f"(cells) => cells.map({TEXT_LINES_JS})"
+    )
+    assert [len(cells) for cells in found.values()] == [4, 12, 6, 2], found
+
+    def shown(lines: list[str]) -> str:  # the text without its spaces, however it is broken
+        return "".join(lines).replace(" ", "")
+
+    winners = [shown(lines) for lines in found["the winners"]]
+    assert winners.count("blaise-greedyv1") == 3, winners
+    assert shown(found["the list's winner"][1]) == "blaise-greedyv1", found
+    broken = [
+        (where, lines)
+        for where, cells in found.items()
+        for lines in cells
+        for label in labels
+        if label.replace(" ", "") in shown(lines) and not any(label in line for line in lines)
+    ]
+    assert broken == [], "\n".join(f"{where}: {' / '.join(lines)}" for where, lines in broken)
+    phone.goto(f"/tournaments/{tournament.pk}/")
+    matches = phone.locator("table.tournament-matches").locator("..")
+    assert matches.evaluate("(wrap) => wrap.scrollWidth - wrap.clientWidth") == 0
     assert horizontal_overflow(phone) == 0, widest_elements(phone)
