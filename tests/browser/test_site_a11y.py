@@ -305,7 +305,8 @@ def test_a_phone_breaks_the_home_and_queue_lineups_between_seats(
     """QA at 360 px: the lineups of the matches on the home page and the queue
     broke inside a bot's name ("emmy- / random") or left a "vs" at the end of
     a line. As on a tournament's page, each seat ("vs blaise-greedy") is one
-    unit: the lines break between the seats."""
+    unit: the lines break between the seats. The queue's bots kept their
+    names no better: a letter or three a line."""
     names = ["emmy-random", "blaise-greedy", "carl-search", "dora-greedy", "ada-random"]
     owners = [alice, bob, alice, bob, alice]
     duel = [make_bot(owner, name) for owner, name in zip(owners, names, strict=True)]
@@ -334,6 +335,12 @@ def test_a_phone_breaks_the_home_and_queue_lineups_between_seats(
                 unit = name if i == 0 else f"vs {name}"
                 assert any(unit in line for line in lines), (url, unit, lines)
         assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
+    # the queue's bots: their table scrolls in its frame, and each name keeps to a line
+    # (they were broken every two or three letters: "ad / a- / ran / do / m")
+    bots = phone.locator("table:has(#queue-bots-caption) td.name a").evaluate_all(
+        f"(links) => links.map({TEXT_LINES_JS})"
+    )
+    assert len(bots) == 10 and all(len(lines) == 1 for lines in bots), bots
 
 
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
