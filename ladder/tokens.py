@@ -40,6 +40,10 @@ class TokenLimitError(TokenError):
     """The user holds MAX_ACTIVE_TOKENS active tokens already."""
 
 
+class AccountGone(TokenError):
+    """The account was deleted (by staff) while the request was on its way."""
+
+
 def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
@@ -68,7 +72,8 @@ def create_token(user, name: str) -> tuple[ApiToken, str]:
     if hidden:
         raise TokenError(f"the name may not contain control or formatting characters ({hidden})")
     with transaction.atomic():
-        lock_user(user)
+        if not lock_user(user):  # the first lock (`lock_user` gives the order)
+            raise AccountGone("your account was deleted; no token was created")
         if active_tokens(user).count() >= MAX_ACTIVE_TOKENS:
             raise TokenLimitError(
                 f"you have {MAX_ACTIVE_TOKENS} active tokens, the limit; "

@@ -91,6 +91,8 @@ def create_token(request: HttpRequest, data: TokenIn):
         token, raw = tokens.create_token(require_user(request), data.name)
     except tokens.TokenLimitError as exc:
         raise ApiError(429, str(exc)) from None
+    except tokens.AccountGone as exc:
+        raise ApiError(401, str(exc)) from None
     except tokens.TokenError as exc:
         raise ApiError(422, str(exc), field="name") from None
     return Status(201, {**token_out(token), "token": raw})

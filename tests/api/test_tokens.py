@@ -11,6 +11,7 @@ from django.utils import timezone
 from ladder.models import ApiToken
 from ladder.tokens import (
     MAX_ACTIVE_TOKENS,
+    AccountGone,
     TokenError,
     TokenLimitError,
     authenticate,
@@ -92,3 +93,12 @@ def test_names_are_checked_and_active_tokens_are_capped(alice) -> None:
     revoke_token(alice, list_tokens(alice).first().pk)
     create_token(alice, "one more")
     assert ApiToken.objects.filter(user=alice).count() == MAX_ACTIVE_TOKENS + 1
+
+
+def test_a_token_for_an_account_deleted_meanwhile_is_refused_and_stores_nothing(alice) -> None:
+    """Staff deleted the account while its request was on its way: a clear
+    refusal, not a 500 from the database's foreign key."""
+    type(alice).objects.filter(pk=alice.pk).delete()
+    with pytest.raises(AccountGone, match="your account was deleted; no token was created"):
+        create_token(alice, "laptop")
+    assert not ApiToken.objects.exists()
