@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[list[str], list[str]]] = {
     "python -m ladder.loadtest": ([*PY, "-m", "ladder.loadtest"], ["docs/scale.md"]),
     "python -m ladder.membench": ([*PY, "-m", "ladder.membench"], ["docs/scale.md"]),
     "python -m ladder.bench": ([*PY, "-m", "ladder.bench"], ["docs/web.md"]),
+    "python -m ladder.bench_live": ([*PY, "-m", "ladder.bench_live"], ["docs/web.md"]),
     "manage.py recompute_ratings": ([*PY, "manage.py", "recompute_ratings"], ["docs/ratings.md"]),
     "manage.py tournament create": (
         [*PY, "manage.py", "tournament", "create"],
