@@ -22,6 +22,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -44,11 +45,13 @@ def log(text: str) -> None:
 # -- measuring ----------------------------------------------------------------------
 
 
-def measure(url: str, repeats: int, user=None) -> tuple[float, float, int, int, int]:
+def measure(
+    url: str, repeats: int, user=None, before: Callable[[], object] | None = None
+) -> tuple[float, float, int, int, int]:
     """(median wall ms, median CPU ms of this process, queries, status, bytes) of
     GET url, signed in as `user` if given; the first request warms up. CPU time
     leaves out the database's own work and is steadier than wall time on a
-    busy machine."""
+    busy machine. `before` runs before each request, untimed."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -59,6 +62,8 @@ def measure(url: str, repeats: int, user=None) -> tuple[float, float, int, int, 
     response = client.get(url)
     times, cpu, queries = [], [], 0
     for _ in range(repeats):
+        if before is not None:
+            before()
         with CaptureQueriesContext(connection) as ctx:
             start, start_cpu = time.perf_counter(), time.process_time()
             response = client.get(url)

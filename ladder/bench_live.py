@@ -9,12 +9,14 @@ For each game and each step count N it makes a running match whose worker
 has written N live steps (through the worker's own `LiveRecorder`, as the
 runner hands them over), and times polls with K = -1 (a first load: at
 most 400 frames), N/2, N-5 (a viewer following the match: the last five
-steps are new) and N (nothing new). The steps are those of a game played
-here by seeded random players that, bargaining in Edel, Stein & Reich, raise
-as little as they can (so a game lasts long enough: the first seed whose
-game is not over after N steps is taken). Everything it writes is in one
-transaction, rolled back at the end: any database will do, and it is left
-as it was. Figures and the command: docs/web.md.
+steps are new) and N (nothing new); seat 0's twice, the second time with
+the positions this process kept cleared before each poll (a web process's
+first poll of the match, `ladder/live_positions.py`). The steps are those
+of a game played here by seeded random players that, bargaining in Edel,
+Stein & Reich, raise as little as they can (so a game lasts long enough:
+the first seed whose game is not over after N steps is taken). Everything
+it writes is in one transaction, rolled back at the end: any database will
+do, and it is left as it was. Figures and the command: docs/web.md.
 """
 
 from __future__ import annotations
@@ -130,6 +132,7 @@ def report(steps_wanted: list[int], repeats: int) -> None:
     from django.urls import reverse
 
     from ladder.bench import measure
+    from ladder.live_positions import positions
 
     staff = get_user_model().objects.create_user("bench-live-staff", is_staff=True)
     load = os.getloadavg()[0]
@@ -144,11 +147,13 @@ def report(steps_wanted: list[int], repeats: int) -> None:
                 continue
             url = reverse("match_live_json", args=[match.pk])
             for has, after in poll_points(steps):
-                for view, query in (
-                    ("everyone", f"?after={after}"),
-                    ("seat 0", f"?after={after}&seat=0"),
+                for view, query, before in (
+                    ("everyone", f"?after={after}", None),
+                    ("seat 0", f"?after={after}&seat=0", None),
+                    # a web process that has kept no position of the match
+                    ("seat 0, first poll here", f"?after={after}&seat=0", positions.clear),
                 ):
-                    ms, cpu_ms, queries, status, size = measure(url + query, repeats, staff)
+                    ms, cpu_ms, queries, status, size = measure(url + query, repeats, staff, before)
                     if status != 200:
                         raise RuntimeError(f"{url}{query} answered {status}")
                     log(

@@ -13,7 +13,10 @@
   `&seat=N`: as seat N sees it, only for the owner of seat N's bot and staff
   (anyone else would learn what the seat holds): the position is re-simulated
   from the seed and the rows' actions (a secret choice's from its private
-  `secret_action`), and each frame's view is the engine's `observation(N)`.
+  `secret_action`), and each frame's view is the engine's `observation(N)`;
+  a poll starts from the position this process reached before
+  (`ladder.live_positions`), so a viewer following the match costs only the
+  new steps.
 
 Access is public like the match pages; only the notes and a running match's
 seat views are private.
@@ -38,6 +41,7 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_safe
 
 from arena import get_game, spectator_frames
+from ladder.live_positions import positions
 from ladder.matches import names_played_as
 from ladder.models import LiveStep, Match
 from ladder.results import ReplayUnavailable, stored_replay
@@ -271,6 +275,10 @@ class LiveSeatUnavailable(Exception):
     """The live rows cannot be re-simulated (a gap, or a secret choice without its action)."""
 
 
+#: what re-simulating a live row takes (its view is only sent)
+_ACTION_KEYS = ("data__step", "data__seat", "data__action", "data__secret_action")
+
+
 def live_seat_frames(match: Match, seat: int, after: int, limit: int) -> tuple[list, int]:
     """Frames above `after` (at most `limit` rows) of a running match as seat
     `seat` sees them: the position re-simulated from the seed and every live
@@ -278,14 +286,40 @@ def live_seat_frames(match: Match, seat: int, after: int, limit: int) -> tuple[l
     secret choice stays unnamed, as in everyone's live view; the seat's own
     is named, and only the seat's own debug notes come along (the caller
     checked that the user may read them). Returns the frames and how many
-    rows they came from."""
-    state = get_game(match.game).new(match.seat_count, match.seed, match.options)
+    rows they came from.
+
+    The re-simulation starts from the newest position this process reached
+    before at or below `after` (`ladder.live_positions`: the previous poll's
+    last frame, for a viewer following the match) and reads only the rows
+    from there on, of those below `after` only their actions; the positions
+    at `after` and at the last frame are kept for the next poll."""
+    first = max(after, 0)
+    claim = match.claim
+    reached = positions.nearest(match.pk, claim, first) if claim else None
+    if reached is None:
+        reached = 0, get_game(match.game).new(match.seat_count, match.seed, match.options)
+    start, state = reached
     out = [start_frame(match, seat)] if after < 0 else []
-    rows = LiveStep.objects.filter(match=match, step__lt=max(after, 0) + limit).order_by("step")
-    count = 0
-    for index, data in enumerate(rows.values_list("data", flat=True).iterator()):
+    steps = LiveStep.objects.filter(match=match).order_by("step")
+    passed = steps.filter(step__gte=start, step__lt=first).values_list(*_ACTION_KEYS)
+    if start == first:
+        passed = passed.none()  # no query
+    rows = itertools.chain(
+        (
+            dict(zip(("step", "seat", "action", "secret_action"), row, strict=True))
+            for row in passed
+        ),
+        # one row decoded at a time: the rows' views, big, are dropped as they go
+        steps.filter(step__gte=first, step__lt=first + limit)
+        .values_list("data", flat=True)
+        .iterator(),
+    )
+    count, applied = 0, start
+    for index, data in enumerate(rows, start):
         if int(data["step"]) != index:
             raise LiveSeatUnavailable(f"live step {index} is missing")
+        if claim and index == first > start:
+            positions.keep(match.pk, claim, first, state.clone())
         actor = data.get("seat")
         action = data.get("action") or data.get("secret_action")
         if actor is None or not action:
@@ -297,12 +331,15 @@ def live_seat_frames(match: Match, seat: int, after: int, limit: int) -> tuple[l
             state.apply(int(actor), str(action))
         except ValueError as exc:
             raise LiveSeatUnavailable(f"live step {index}: {exc}") from None
+        applied = index + 1
         if index >= after:
             frame["view"] = state.observation(seat)
             if data.get("note") and actor == seat:
                 frame["note"] = data["note"]
             out.append(frame)
             count += 1
+    if claim and applied > start:
+        positions.keep(match.pk, claim, applied, state)
     return out, count
 
 
