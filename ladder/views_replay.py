@@ -361,8 +361,10 @@ def live_frame(data: dict[str, Any]) -> dict[str, Any]:
 def live(request: HttpRequest, match_id: int) -> JsonResponse:
     """Frames numbered above `after` of a running match; -1 (the default) includes the start.
 
-    `attempt` changes when a match is played again after a system fault: the
-    client then starts over. Debug notes are sent as in `frames`: only for
+    `run` (when the running match was taken, changing with each run) tells
+    the client to start over when a match is played again after a system
+    fault; `attempt` alone may not change, as a fault that was the worker's
+    gives its attempt back. Debug notes are sent as in `frames`: only for
     the seats of the user's own bots (every seat for staff). `seat=N`: as
     seat N sees it (`live_seat_frames`), refused (403) unless the user owns
     seat N's bot or is staff.
@@ -387,7 +389,8 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
             "and staff (leave seat out for everyone's view)"
         )
         return JsonResponse(head, status=403)
-    head.update(seat=seat, attempt=match.attempts, frames=[], more=False)
+    run = match.started_at.isoformat() if match.status == Match.Status.RUNNING else None
+    head.update(seat=seat, attempt=match.attempts, run=run, frames=[], more=False)
     if match.status == Match.Status.FINISHED and match.replay:
         head["frames_url"] = reverse("match_frames_json", args=[match.pk])
         return JsonResponse(head)

@@ -142,6 +142,7 @@
     this.pollTimer = null;
     this.sayTimer = null;
     this.attempt = null;
+    this.run = null;
     this.pageStatus = root.getAttribute("data-status");
     this.ownSeats = (root.getAttribute("data-own-seats") || "").split(",").filter(Boolean).map(Number);
     // seats whose view of a running match this user may see (live.json checks it again)
@@ -347,9 +348,11 @@
         : "The match was cancelled.");
       return;
     }
-    if (this.attempt !== null && body.attempt !== this.attempt) {
-      // played again after a platform fault: start over, following the new
-      // attempt; the old position (and its #step) is gone
+    if ((this.attempt !== null && body.attempt !== this.attempt) ||
+        (this.run && body.run && body.run !== this.run)) {
+      // played again after a platform fault (a new run, its attempt counted
+      // or given back): start over, following the new run; the old position
+      // (and its #step) is gone
       this.frames = [];
       this.index = 0;
       this.following = true;
@@ -357,6 +360,7 @@
       if (!this.playing) this.saveUrl();
     }
     this.attempt = body.attempt;
+    if (body.run) this.run = body.run;
     if (body.game_data) this.gameData = body.game_data;
     if (body.status === "queued") {
       this.setMode("waiting");

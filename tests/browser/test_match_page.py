@@ -10,6 +10,7 @@ Screenshots go to test-artifacts/screenshots/ (match-page-*).
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.db.models import F
@@ -193,6 +194,16 @@ def test_a_restarted_live_match_drops_the_old_step_from_the_address(
     # it follows the new attempt
     expect(replay).to_have_attribute("data-following", "true")
     expect(replay).to_have_attribute("data-step", "3")
+
+    # a fault of the worker's own: the attempt is given back, so the next run
+    # has the same attempt number; only its start time tells the runs apart
+    LiveStep.objects.filter(match=match).delete()
+    Match.objects.filter(pk=match.pk).update(started_at=F("started_at") + timedelta(seconds=5))
+    for step in random_steps(SD, match.seat_count, match.seed, match.options, 2, rng_seed=3):
+        recorder.on_step(step)
+    recorder.flush()
+    expect(replay).to_have_attribute("data-steps", "2")
+    expect(replay).to_have_attribute("data-step", "2")
 
 
 def test_edel_stein_reich_bargaining_and_choices(browser: Browser, process_sandbox) -> None:
