@@ -343,6 +343,36 @@ def test_a_phone_breaks_the_home_and_queue_lineups_between_seats(
     assert len(bots) == 10 and all(len(lines) == 1 for lines in bots), bots
 
 
+def test_a_phone_keeps_each_vs_with_the_next_name_on_a_bots_page(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+) -> None:
+    """At 360 px a bot page's matches table left "vs" alone on a line
+    ("blaise- / greedy / vs / builtin- / random"). Its columns are too many for
+    whole names there (they may break at a hyphen, so that Elo and When stay
+    in view), but each "vs" now leads the next name on its line."""
+    me = make_bot(alice, "blaise-greedy")
+    others = [make_bot(bob, name) for name in ("builtin-random", "carl-search")]
+    for other in others:
+        for lineup in ((me, other), (other, me)):
+            create_match(me.game, [b.active_version for b in lineup])
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    phone.goto(f"/bots/{me.pk}/")
+    shoot(phone, "a11y-bot-page-lineups-360px")
+    cells = phone.locator("#matches ~ .table-wrap td.name").evaluate_all(
+        f"(cells) => cells.map(({TEXT_LINES_JS}))"
+    )
+    assert len(cells) == 4, cells
+    for lines in cells:
+        assert "blaise-greedy" in "".join(lines), lines  # the page's bot, in every row
+        for line in lines:
+            assert line.strip() != "vs" and not line.rstrip().endswith(" vs"), lines
+    wrap = phone.locator("#matches ~ .table-wrap")
+    assert wrap.evaluate("(el) => el.scrollWidth - el.clientWidth") <= 1, widest_elements(phone)
+
+
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
 #: colour and underline, and the arrow after the title
 CARD_LOOK_JS = """(card) => {
