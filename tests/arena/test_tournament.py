@@ -203,7 +203,14 @@ def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far(tmp_path: Path) ->
     command = [str(arena), *ARGS, "--games", "400", "--jobs", "2", "--sandbox", "process",
                "--json", str(tmp_path / "run.json")]  # fmt: skip
     terminal, stderr = pty.openpty()
-    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
+    # As a shell starts a foreground command: Ctrl-C's default action. A suite
+    # started in the background (`nohup make test &`) ignores SIGINT, and an
+    # ignored signal stays ignored across exec: the run then ignored Ctrl-C
+    # and played all 400 games (seen in two such runs, taken for a hang).
+    run = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     os.close(stderr)
     err = b""
 
@@ -227,7 +234,7 @@ def test_ctrl_c_stops_the_run_and_prints_the_standings_so_far(tmp_path: Path) ->
         read_terminal(lambda: False, 60)
         try:
             out = run.communicate(timeout=60)[0].decode()
-        except subprocess.TimeoutExpired:  # seen once in a loaded run: show what it said
+        except subprocess.TimeoutExpired:  # show what it said
             raise AssertionError(err.decode(errors="replace")[-3000:]) from None
     finally:
         os.close(terminal)
