@@ -389,7 +389,8 @@ def live(request: HttpRequest, match_id: int) -> JsonResponse:
             "and staff (leave seat out for everyone's view)"
         )
         return JsonResponse(head, status=403)
-    run = match.started_at.isoformat() if match.status == Match.Status.RUNNING else None
+    running = match.status == Match.Status.RUNNING and match.started_at is not None
+    run = match.started_at.isoformat() if running else None
     head.update(seat=seat, attempt=match.attempts, run=run, frames=[], more=False)
     if match.status == Match.Status.FINISHED and match.replay:
         head["frames_url"] = reverse("match_frames_json", args=[match.pk])

@@ -198,3 +198,30 @@ def at_once(work: Callable[[int], None], count: int, timeout_s: float = 60.0) ->
         thread.start()
     for thread in threads:
         thread.join(timeout=timeout_s)
+
+
+def leave_only_indexes(cursor, table: str, keep: set[str]) -> None:
+    """Drop every index of `table` but its primary key and `keep` (a unique
+    constraint's index with its constraint), inside the caller's transaction,
+    so the test's rollback brings them back. On a test's few rows the planner's
+    pick among indexes follows whatever statistics earlier tests left behind;
+    with only the index under test left, a plan shows whether the query can
+    walk it at all. PostgreSQL only."""
+    cursor.execute(
+        "SELECT i.relname, c.conname FROM pg_index x "
+        "JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid "
+        "LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.conrelid = t.oid "
+        "WHERE t.relname = %s AND NOT x.indisprimary",
+        [table],
+    )
+    found = cursor.fetchall()
+    # the test's rows leave deferred foreign-key checks pending, and a table
+    # with pending checks cannot be altered: run them now
+    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    for index, constraint in found:
+        if index in keep:
+            continue
+        if constraint:
+            cursor.execute(f'ALTER TABLE "{table}" DROP CONSTRAINT "{constraint}"')
+        else:
+            cursor.execute(f'DROP INDEX "{index}"')

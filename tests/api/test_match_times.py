@@ -216,6 +216,7 @@ def test_time_filters_read_an_index() -> None:
     from django.db import connection
 
     from ladder.api.matches import MatchFilters, matches_queryset, selected
+    from tests.conftest import leave_only_indexes
 
     since = selected(MatchFilters(finished_after="2026-11-30"), matches_queryset())
     until = selected(MatchFilters(finished_before="2026-11-30"), matches_queryset())
@@ -224,19 +225,9 @@ def test_time_filters_read_an_index() -> None:
         page = since[:51].explain()
         count = since.order_by().values("pk")[:10_001].explain()
         cursor.execute("SET LOCAL enable_bitmapscan = off")
-        # On a table this small the planner's pick among the indexes follows
-        # whatever statistics earlier tests left behind (after the browser
-        # tests it walked requested_by's); with only the newest-first index
-        # left (the others but the constraints' dropped inside the test's transaction, so rolled
-        # back) the plan shows whether created_at is bounded at all.
-        cursor.execute(
-            "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
-            "JOIN pg_class t ON t.oid = x.indrelid WHERE t.relname = 'ladder_match' "
-            "AND i.relname <> 'match_newest_first' "
-            "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)"
-        )  # a constraint's index (the primary key, rating_seq's) stays
-        for (index,) in cursor.fetchall():
-            cursor.execute(f'DROP INDEX "{index}"')
+        # with only the newest-first index left (tests/conftest.py says why),
+        # the plan shows whether created_at bounds the walk at all
+        leave_only_indexes(cursor, "ladder_match", {"match_newest_first"})
         older = until[:51].explain()
     assert "Index" in page and "Seq Scan" not in page, page
     assert "match_finished_at" in count and "Seq Scan" not in count, count
