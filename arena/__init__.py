@@ -44,6 +44,7 @@ from arena.sandboxes import (
     sandbox_status,
 )
 from arena.tournament import (
+    ROW_FIGURES,
     Standing,
     count_game,
     fit_elo,
@@ -97,6 +98,7 @@ __all__ = [
     "pair_results",
     "ranked",
     "schedule",
+    "ROW_FIGURES",
     "standings_rows",
     "table_lines",
     "wilson_interval",

@@ -99,6 +99,13 @@ def ranked(
     return order
 
 
+#: a standings row's figures besides its bot, games and faults: all null for
+#: a bot with no game counted
+ROW_FIGURES = (
+    "win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo", "elo_ci95_half_width"
+)  # fmt: skip
+
+
 def standings_rows(
     labels: Sequence[str],
     standings: Sequence[Standing],
@@ -121,10 +128,7 @@ def standings_rows(
                 "elo_ci95_half_width": ci,
             }
         else:
-            row |= dict.fromkeys(
-                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
-                 "elo_ci95_half_width")
-            )  # fmt: skip
+            row |= dict.fromkeys(ROW_FIGURES)
         rows.append(row)
     return rows
 

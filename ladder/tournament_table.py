@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Count, Q
 
-from arena import Standing, count_game, pair_results, ranked, wilson_interval
+from arena import ROW_FIGURES, Standing, count_game, pair_results, ranked, wilson_interval
 from ladder.models import Match, MatchSeat, Tournament, TournamentEntry
 
 #: how long a running tournament's table stays in the cache (a new result
@@ -202,10 +202,7 @@ def table_rows(table: Table) -> list[dict]:
     for row in table.rows:
         line = {"bot": row.label, "games": row.games, "faults": row.faults}
         if row.elo is None:
-            line |= dict.fromkeys(
-                ("win_rate", "first_alone", "first_alone_ci95", "avg_rank", "elo",
-                 "elo_ci95_half_width")
-            )  # fmt: skip
+            line |= dict.fromkeys(ROW_FIGURES)
         else:
             line |= {
                 "win_rate": row.win_rate,
