@@ -3,8 +3,8 @@
 The queue is kept at QUEUE_DEPTH_PER_WORKER ladder matches per live worker and
 per game. Pairing itself (who plays whom, mirrored pairs and rotated tables,
 no starvation) is `ladder.ratings.pairing`; this module only feeds it the
-bots' current numbers (fitted rating, games, last played, and who has met
-whom in rated matches) and stores what it plans.
+bots' current numbers (fitted rating, games, last played, owner, and who has
+met whom in rated matches) and stores what it plans.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ def pairing_input(bots: list[Bot]) -> list[PairingBot]:
                 rating=rating.fitted if rating else None,
                 games=rating.elo_games if rating else 0,
                 last_played=bot.last_played_at.timestamp() if bot.last_played_at else None,
+                # the platform's own bots are trusted code: nothing to keep apart
+                owner=None if bot.is_builtin else bot.owner_id,
             )
         )
     return rows

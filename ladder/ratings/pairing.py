@@ -35,7 +35,12 @@ Policy (docs/ratings.md has the reasoning and the measurements):
 * Opponents: each further seat is, with probability `random_fraction` (0.2),
   a uniformly random bot not yet at the table (keeps the comparison graph
   connected and guards against model misfit); otherwise the bot c with the
-  largest Σ_{j at table} G_jc.
+  largest Σ_{j at table} G_jc. Either way, a bot whose owner already has a
+  bot at the table is passed over while any other bot is left: an owner's
+  bots could play for each other (give a sibling a win, or decide a
+  multi-player game in its favour). Only when every bot not yet seated
+  shares an owner with one that is (fewer owners than seats) do they meet,
+  so that a small ladder still plays.
 * Within one plan, the planned games are added to the posterior (every pair
   at a table, once per rotation) and the seated bots count as just played,
   so a batch spreads over the pool. The means and the pair weights w stay as
@@ -47,7 +52,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -64,6 +69,10 @@ class PairingBot:
     games: int = 0
     #: any increasing clock (timestamp, match id); None = never played.
     last_played: float | None = None
+    #: whoever controls the bot's code; bots of one owner are kept apart at a
+    #: table while the pool allows (see the module doc). None = no owner to
+    #: keep apart (the platform's own bots).
+    owner: Hashable | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,7 @@ class _Entry:
     bot_id: BotId
     games: int
     wait_key: tuple[int, float]  # smaller = has waited longer
+    owner: Hashable | None
 
 
 def plan_matches(
@@ -127,6 +137,7 @@ def plan_matches(
             b.bot_id,
             b.games,
             (0, -math.inf) if b.last_played is None else (1, float(b.last_played)),
+            b.owner,
         )
         for i, b in enumerate(bots)
     ]
@@ -147,6 +158,9 @@ def plan_matches(
         random_picks = []
         while len(table) < seats:
             candidates = [e for e in pool if all(e is not t for t in table)]
+            owners = {t.owner for t in table if t.owner is not None}
+            apart = [c for c in candidates if c.owner is None or c.owner not in owners]
+            candidates = apart or candidates  # fewer owners than seats: they meet
             if rng.random() < config.random_fraction:
                 pick = rng.choice(candidates)
                 random_picks.append(pick.bot_id)

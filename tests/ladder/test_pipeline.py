@@ -697,6 +697,30 @@ def test_scheduler_plays_edel_stein_reich_at_3_4_and_5_seats_rotated(
     assert sizes == {3, 4, 5}
 
 
+def test_an_owners_bots_never_meet_on_the_ladder_while_other_owners_can_fill_the_table(
+    process_sandbox, settings, django_user_model
+) -> None:
+    """Two bots of one owner could play for each other (throw a game to a
+    sibling, decide a multi-player game in its favour): the ladder seats them
+    apart whenever enough other owners' bots are playing."""
+    settings.QUEUE_DEPTH_PER_WORKER = 12
+    WorkerHeartbeat.beat("w1@test", "process")
+    for game, owners in (("splendor-duel", 3), ("edel-stein-reich", 5)):
+        bots = ladder_bots(2 * owners, game=game)
+        for i, bot in enumerate(bots):
+            owner = django_user_model.objects.get_or_create(username=f"owner{i % owners}")[0]
+            Bot.objects.filter(pk=bot.pk).update(owner=owner, is_builtin=False)
+    sizes = set()
+    for seed in range(8):
+        Match.objects.all().delete()
+        assert fill_queue(random.Random(seed)) >= 12
+        for match in Match.objects.filter(kind=Match.Kind.LADDER):
+            owners = list(match.seats.values_list("version__bot__owner", flat=True))
+            sizes.add((match.game, len(owners)))
+            assert len(set(owners)) == len(owners), (match.game, owners)
+    assert {n for game, n in sizes if game == "edel-stein-reich"} == {3, 4, 5}
+
+
 def test_paused_ladder_schedules_nothing(process_sandbox) -> None:
     ladder_bots(3)
     settings_row = LadderSettings.get()

@@ -222,3 +222,53 @@ def test_edges() -> None:
     assert plan_matches(ladder(4), 2, 3, random.Random(2), pair_games={("b0", "gone"): 50}) == (
         plan_matches(ladder(4), 2, 3, random.Random(2))
     )
+
+
+def owned(owners: list[str | None]) -> list[PairingBot]:
+    return [
+        PairingBot(f"b{i}", 1300.0 + 25 * i, 20, float(i), owner=owner)
+        for i, owner in enumerate(owners)
+    ]
+
+
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_an_owners_bots_never_share_a_table_while_others_are_left(seats: int) -> None:
+    # five owners with three bots each, plus two bots without an owner: even
+    # the information's favourite pairs (siblings 25 Elo apart, never met) are
+    # passed over, and so are random picks of a sibling
+    owners = [f"u{i % 5}" for i in range(15)] + [None, None]
+    bots = owned(owners)
+    owner_of = {b.bot_id: b.owner for b in bots}
+    for config in (PairingConfig(), PairingConfig(random_fraction=1.0)):
+        plan = plan_matches(bots, seats, 300, random.Random(seats), config=config)
+        assert len(plan) == 300 * seats
+        for match in plan:
+            mine = [owner_of[b] for b in match.seats if owner_of[b] is not None]
+            assert len(mine) == len(set(mine)), match
+        # siblings still play everyone else: every bot is seated
+        assert {b for m in plan for b in m.seats} == set(owner_of)
+
+
+def test_with_fewer_owners_than_seats_siblings_meet_as_few_as_the_table_needs() -> None:
+    # two owners for tables of 3: each table has two bots of one owner and one of the other
+    bots = owned(["u0", "u0", "u0", "u1", "u1"])
+    owner_of = {b.bot_id: b.owner for b in bots}
+    plan = plan_matches(bots, 3, 100, random.Random(6))
+    assert len(plan) == 300
+    for match in plan:
+        assert sorted(Counter(owner_of[b] for b in match.seats).values()) == [1, 2]
+    # a single owner's private ladder still plays
+    alone = plan_matches(owned(["me"] * 4), 2, 10, random.Random(7))
+    assert len(alone) == 20
+
+
+def test_bots_with_distinct_owners_are_planned_as_without_owners() -> None:
+    # keeping owners apart draws nothing from the generator: a pool where no
+    # two bots share an owner gets exactly the plan it got before owners existed
+    for seats in (2, 4):
+        plain = plan_matches(ladder(12), seats, 40, random.Random(11))
+        apart = [
+            PairingBot(b.bot_id, b.rating, b.games, b.last_played, owner=f"u{i}")
+            for i, b in enumerate(ladder(12))
+        ]
+        assert plan_matches(apart, seats, 40, random.Random(11)) == plain
