@@ -233,6 +233,16 @@ BOT_ZIP_MAX_RATIO = env_int("BOT_ZIP_MAX_RATIO", 100, minimum=2)
 MAX_BOTS_PER_USER = env_int("MAX_BOTS_PER_USER", 10, minimum=1)
 MAX_UPLOADS_PER_HOUR = env_int("MAX_UPLOADS_PER_HOUR", 20, minimum=1)
 MAX_OPEN_CHALLENGES = env_int("MAX_OPEN_CHALLENGES", 5, minimum=1)
+#: sign-in and sign-up limits per client address (ladder/throttle.py)
+LOGIN_FAILURE_WINDOW_MINUTES = env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15, minimum=1, maximum=1440)
+LOGIN_FAILURES_PER_ACCOUNT = env_int("LOGIN_FAILURES_PER_ACCOUNT", 10, minimum=1)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 50, minimum=1)
+SIGNUPS_PER_ADDRESS_PER_HOUR = env_int("SIGNUPS_PER_ADDRESS_PER_HOUR", 10, minimum=1)
+#: where the client's address comes from: the TCP peer, or the last address of
+#: X-Forwarded-For, which the TLS proxy that production runs behind appends
+CLIENT_ADDRESS_FROM = env_choice(
+    "CLIENT_ADDRESS_FROM", ("peer", "x-forwarded-for"), "x-forwarded-for" if PRODUCTION else "peer"
+)
 #: the most matches one server tournament may have (ladder.tournaments)
 TOURNAMENT_MAX_MATCHES = env_int("TOURNAMENT_MAX_MATCHES", 5000, minimum=1)
 VALIDATION_MATCHES = env_int("VALIDATION_MATCHES", 2, minimum=1, maximum=20)

@@ -20,6 +20,7 @@ from ladder.bots import NameTakenError, name_taken, rename_bot
 from ladder.game_options import clean_ladder_options
 from ladder.models import (
     ApiToken,
+    AuthAttempt,
     Bot,
     BotVersion,
     ChoreRun,
@@ -35,6 +36,10 @@ from ladder.models import (
     WorkerHeartbeat,
 )
 from ladder.results import cancel_queued_matches_of
+from ladder.throttle import AdminSignInForm
+
+#: the admin's own sign-in page is limited like the site's (ladder/throttle.py)
+admin.site.login_form = AdminSignInForm
 
 
 @admin.register(WorkerHeartbeat)
@@ -360,6 +365,21 @@ class RefusedUploadAdmin(ReadOnlyAdmin):
 
     list_display = ("owner", "created_at")
     list_select_related = ("owner",)
+
+
+@admin.register(AuthAttempt)
+class AuthAttemptAdmin(ReadOnlyAdmin):
+    """Failed sign-ins and sign-ups, counted against the limits per address
+    (ladder/throttle.py) and pruned once no limit counts them. Deleting rows
+    lets that address sign in (or up) again at once."""
+
+    list_display = ("kind", "account", "address", "at")
+    list_filter = ("kind",)
+    search_fields = ("account", "address")
+    date_hierarchy = "at"
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return True
 
 
 @admin.register(ApiToken)

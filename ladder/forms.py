@@ -8,6 +8,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
 from arena import all_games
+from ladder import throttle
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE
 from ladder.models import Bot, Counter
 
@@ -78,22 +79,29 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
 
-    def save_unique(self):
-        """Store the new user, or None with the username's error added when an
-        account of that name, in any capitals, was made since `is_valid` looked.
-        Sign-ups are serialised by a row lock so two sent at the same moment
-        (``Alice`` and ``alice``) cannot both pass the check; the password is
-        hashed before the lock is taken, so the lock is held only for the insert."""
+    def save_unique(self, address: str):
+        """Store the new user, or None with an error added: the username's when
+        an account of that name, in any capitals, was made since `is_valid`
+        looked; a THROTTLED one when `address` (the client's) has made its
+        hourly share of accounts (`ladder.throttle`). Sign-ups are serialised
+        by a row lock so two sent at the same moment (``Alice`` and ``alice``)
+        cannot both pass the checks; the password is hashed before the lock
+        is taken, so the lock is held only for the insert."""
         user = self.save(commit=False)  # hashes the password
         User = type(user)
         taken = user.unique_error_message(User, ["username"])
         try:
             with transaction.atomic():
                 Counter.lock(SIGNUP_LOCK)
+                refusal = throttle.signup_refusal(address)
+                if refusal:
+                    self.add_error(None, forms.ValidationError(refusal, code=throttle.THROTTLED))
+                    return None
                 if User.objects.filter(username__iexact=user.username).exists():
                     self.add_error("username", taken)
                     return None
                 user.save()
+                throttle.signed_up(address)
         except IntegrityError:  # made elsewhere (the admin, a command) meanwhile
             self.add_error("username", taken)
             return None

@@ -326,6 +326,34 @@ class RefusedUpload(models.Model):
         return f"refused upload by {self.owner_id} at {self.created_at:%Y-%m-%d %H:%M}"
 
 
+class AuthAttempt(models.Model):
+    """A failed sign-in or a sign-up, kept only while a limit of
+    `ladder.throttle` may count it (the hourly `prune_records` deletes older
+    ones). Deleting a row lifts what it counted: the admin's way to let
+    somebody in again at once."""
+
+    class Kind(models.TextChoices):
+        LOGIN_FAILURE = "login-failure", "failed sign-in"
+        SIGNUP = "signup", "sign-up"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    #: the client's address as `ladder.throttle.client_address` found it
+    address = models.CharField(max_length=45)
+    #: the user name tried, in lower case ("" for a sign-up)
+    account = models.CharField(max_length=150, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["kind", "address", "at"]),
+            models.Index(fields=["kind", "account", "address", "at"]),
+        ]
+
+    def __str__(self) -> str:
+        who = f"{self.account} from " if self.account else "from "
+        return f"{self.get_kind_display()} {who}{self.address} at {self.at:%Y-%m-%d %H:%M}"
+
+
 class BotVersion(models.Model):
     """One upload. Immutable once stored: a change of code is a new version."""
 

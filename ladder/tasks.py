@@ -27,7 +27,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from arena import SystemFault, play_match, reap_sandboxes, secret_description
-from ladder import beats, selftest
+from ladder import beats, selftest, throttle
 from ladder.health import DATABASE_AWAY
 from ladder.logging import match_context, set_worker_name
 from ladder.matches import enqueue, plays_matches, runner_request, take_unsent
@@ -538,8 +538,9 @@ def prune_records(self) -> dict[str, int]:
     """Beat (hourly): delete rows nothing reads any more, which would otherwise
     pile up on a platform that runs for months: expired logins (Django keeps
     its session rows until told to delete them), the heartbeat rows of
-    workers gone for FORGET_WORKER_AFTER and the sightings of beats gone as
-    long (each restart of the beat is a new one). Not for a second beat's tick."""
+    workers gone for FORGET_WORKER_AFTER, the sightings of beats gone as
+    long (each restart of the beat is a new one) and the sign-in and sign-up
+    attempts older than every limit's window (`ladder.throttle`). Not for a second beat's tick."""
     from django.contrib.sessions.models import Session
 
     if not beats.chore_due(self):
@@ -548,11 +549,14 @@ def prune_records(self) -> dict[str, int]:
     sessions, _ = Session.objects.filter(expire_date__lt=now).delete()
     workers, _ = WorkerHeartbeat.objects.filter(last_seen__lt=now - FORGET_WORKER_AFTER).delete()
     gone_beats, _ = SeenBeat.objects.filter(last_seen__lt=now - FORGET_WORKER_AFTER).delete()
-    if sessions or workers or gone_beats:
+    attempts = throttle.prune(now)
+    if sessions or workers or gone_beats or attempts:
         log.info(
-            "pruned %d expired session(s), %d gone worker(s), %d gone beat(s)",
+            "pruned %d expired session(s), %d gone worker(s), %d gone beat(s), "
+            "%d sign-in or sign-up attempt(s) no limit counts",
             sessions,
             workers,
             gone_beats,
+            attempts,
         )
-    return {"sessions": sessions, "workers": workers, "beats": gone_beats}
+    return {"sessions": sessions, "workers": workers, "beats": gone_beats, "attempts": attempts}

@@ -1,5 +1,5 @@
-"""Accounts: sign-up, log-in, log-out, the account page, API tokens, taking
-a bot of yours off the ladder and back. The password change is Django's own view with our templates (ladder/urls.py)."""
+"""Accounts: sign-up and log-in (both limited per address, ladder/throttle.py),
+log-out, the account page, API tokens, taking a bot of yours off the ladder and back. The password change is Django's own view with our templates (ladder/urls.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from ladder import throttle
 from ladder.bots import set_withdrawn
 from ladder.forms import SignupForm, TokenForm
 from ladder.models import Bot, BotVersion
@@ -23,10 +24,19 @@ from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
 class LoginView(auth_views.LoginView):
     """Django's login page; a signed-in visitor goes on to `next` or the account page.
     A `next` that leads back to the login page itself is dropped: Django would
-    otherwise refuse the redirection loop with a server error."""
+    otherwise refuse the redirection loop with a server error. Failed
+    sign-ins are limited per address (`ladder.throttle`): past a limit the
+    page answers 429 and says when to try again."""
 
     redirect_authenticated_user = True
     next_page = "account"
+    authentication_form = throttle.SignInForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if throttle.is_throttled(form):
+            response.status_code = 429
+        return response
 
     def get_redirect_url(self) -> str:
         url = super().get_redirect_url()
@@ -46,11 +56,13 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("account")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid() and (user := form.save_unique()):
+    address = throttle.client_address(request)
+    if request.method == "POST" and form.is_valid() and (user := form.save_unique(address)):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
         return redirect("upload")
-    return render(request, "registration/signup.html", {"form": form})
+    status = 429 if throttle.is_throttled(form) else 200
+    return render(request, "registration/signup.html", {"form": form}, status=status)
 
 
 @login_required

@@ -1,0 +1,154 @@
+"""Limits on password guessing and account making, per client address.
+
+* Sign-in: at most LOGIN_FAILURES_PER_ACCOUNT failed sign-ins for one user
+  name from one address, and LOGIN_FAILURES_PER_ADDRESS for any names from
+  one address, within LOGIN_FAILURE_WINDOW_MINUTES. Past either, the
+  password is not even checked (a check costs the server a PBKDF2 hash)
+  and the form says when to try again. Keyed by address, so a guesser
+  cannot lock the owner of an account out from elsewhere. A successful
+  sign-in forgets that address's failures for that name.
+* Sign-up: at most SIGNUPS_PER_ADDRESS_PER_HOUR accounts from one address.
+
+Both forms of sign-in use it: the site's page and the admin's
+(`ThrottledSignIn`). Each attempt is stored (`AuthAttempt`) before it is
+counted, so requests sent at the same moment cannot all slip under a limit;
+an attempt refused is removed again, so the limit bounds the passwords
+checked. The admin lists the rows; deleting them lets somebody in at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from datetime import timedelta
+
+from django import forms
+from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.http import HttpRequest
+from django.utils import timezone
+
+from ladder.models import AuthAttempt
+
+#: the code of the form error that refuses an attempt (the views answer 429)
+THROTTLED = "throttled"
+
+
+def client_address(request: HttpRequest | None) -> str:
+    """The client's IP address as CLIENT_ADDRESS_FROM says to find it; an
+    X-Forwarded-For without a valid last address falls back to the peer."""
+    if request is None:
+        return "unknown"
+    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    if settings.CLIENT_ADDRESS_FROM == "x-forwarded-for":
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        last = forwarded.rsplit(",", 1)[-1].strip()
+        try:
+            return str(ipaddress.ip_address(last))
+        except ValueError:
+            return peer
+    return peer
+
+
+def _wait_text(oldest, window: timedelta) -> str:
+    minutes = max(1, math.ceil((oldest + window - timezone.now()).total_seconds() / 60))
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def begin_sign_in(username: str, address: str) -> tuple[AuthAttempt | None, str]:
+    """Store the attempt as a failure, then count: (the row, "") when the
+    password may be checked, else (None, why not) with the row removed."""
+    account = username.lower()
+    window = timedelta(minutes=settings.LOGIN_FAILURE_WINDOW_MINUTES)
+    attempt = AuthAttempt.objects.create(
+        kind=AuthAttempt.Kind.LOGIN_FAILURE, address=address, account=account
+    )
+    recent = AuthAttempt.objects.filter(
+        kind=AuthAttempt.Kind.LOGIN_FAILURE, address=address, at__gt=timezone.now() - window
+    )
+    for rows, limit, what in (
+        (
+            recent.filter(account=account),
+            settings.LOGIN_FAILURES_PER_ACCOUNT,
+            "for this user name from your address",
+        ),
+        (recent, settings.LOGIN_FAILURES_PER_ADDRESS, "from your address"),
+    ):
+        if rows.count() > limit:
+            attempt.delete()
+            # the failure whose expiry frees a place (the window's start if
+            # others were forgotten meanwhile)
+            earlier = list(rows.order_by("-at").values_list("at", flat=True)[:limit])
+            oldest = earlier[-1] if len(earlier) == limit else timezone.now() - window
+            return None, (
+                f"Too many failed sign-ins {what}: {limit} in "
+                f"{settings.LOGIN_FAILURE_WINDOW_MINUTES} minutes. "
+                f"Try again in {_wait_text(oldest, window)}."
+            )
+    return attempt, ""
+
+
+def signed_in(attempt: AuthAttempt) -> None:
+    """The password was right: forget this address's failures for the name."""
+    AuthAttempt.objects.filter(
+        kind=AuthAttempt.Kind.LOGIN_FAILURE, address=attempt.address, account=attempt.account
+    ).delete()
+
+
+class ThrottledSignIn:
+    """Mixed into Django's sign-in forms (the site's and the admin's): an
+    attempt over a limit gets a form error with code THROTTLED, and its
+    password is not checked."""
+
+    def clean(self):
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if not username or not password:
+            return super().clean()  # Django's own "required" errors
+        attempt, refusal = begin_sign_in(username, client_address(self.request))
+        if attempt is None:
+            raise forms.ValidationError(refusal, code=THROTTLED)
+        cleaned = super().clean()  # raises for a wrong password: the failure stays
+        signed_in(attempt)
+        return cleaned
+
+
+class SignInForm(ThrottledSignIn, AuthenticationForm):
+    pass
+
+
+class AdminSignInForm(ThrottledSignIn, AdminAuthenticationForm):
+    pass
+
+
+def signup_refusal(address: str) -> str:
+    """Why `address` may not make another account now ("" if it may); call
+    it holding the sign-up lock (`ladder.forms.SignupForm.save_unique`)."""
+    limit = settings.SIGNUPS_PER_ADDRESS_PER_HOUR
+    since = timezone.now() - timedelta(hours=1)
+    made = AuthAttempt.objects.filter(kind=AuthAttempt.Kind.SIGNUP, address=address, at__gt=since)
+    if made.count() < limit:
+        return ""
+    oldest = list(made.order_by("-at").values_list("at", flat=True)[:limit])[-1]
+    return (
+        f"{limit} accounts were made from your address in the last hour, the limit. "
+        f"Try again in {_wait_text(oldest, timedelta(hours=1))}."
+    )
+
+
+def signed_up(address: str) -> None:
+    AuthAttempt.objects.create(kind=AuthAttempt.Kind.SIGNUP, address=address)
+
+
+def prune(now=None) -> int:
+    """Delete the attempts no limit counts any more; how many went."""
+    now = now or timezone.now()
+    longest = max(timedelta(minutes=settings.LOGIN_FAILURE_WINDOW_MINUTES), timedelta(hours=1))
+    deleted, _ = AuthAttempt.objects.filter(at__lt=now - longest).delete()
+    return deleted
+
+
+def is_throttled(form: forms.Form) -> bool:
+    return form.has_error(NON_FIELD_ERRORS, THROTTLED)
