@@ -295,6 +295,35 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# --- Email (password resets) ---------------------------------------------------
+#: with EMAIL_HOST, mail goes out over SMTP; without it `make run` writes each
+#: mail to a file under var/mail/ (to read the link), and production sends
+#: none: the reset page then says to ask the operators (docs/operations.md)
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_PORT = env_int("EMAIL_PORT", 587, minimum=1, maximum=65535)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise SettingError(
+        "EMAIL_USE_TLS=1 and EMAIL_USE_SSL=1: choose one (STARTTLS on 587 or TLS on 465); "
+        "set EMAIL_USE_TLS=0 with EMAIL_USE_SSL=1"
+    )
+EMAIL_TIMEOUT = 10  # seconds; a reset request waits for the SMTP server at most this long
+DEFAULT_FROM_EMAIL = env_str("EMAIL_FROM") or "Gem Arena <noreply@localhost>"
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+elif not PRODUCTION:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = VAR_DIR / "mail"
+#: whether the site can send a password-reset link
+SENDS_EMAIL = bool(EMAIL_HOST) or not PRODUCTION
+#: how long a reset link works (Django's default is three days)
+PASSWORD_RESET_TIMEOUT = 24 * 3600
+PASSWORD_RESETS_PER_ADDRESS_PER_HOUR = env_int("PASSWORD_RESETS_PER_ADDRESS_PER_HOUR", 5, minimum=1)
+
 # --- Production hardening (manage.py check --deploy) ---------------------------
 if PRODUCTION:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -1,9 +1,10 @@
-"""Forms of the pages: upload, sign-up, API tokens."""
+"""Forms of the pages: upload, sign-up, password and email, API tokens."""
 
 from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
@@ -71,10 +72,15 @@ class UploadForm(forms.Form):
         return data
 
 
+#: what an account's email address is for, on the sign-up and email forms
+EMAIL_HELP = (
+    "Optional; only the site's administrators see it. It lets you set a new "
+    "password if you forget yours."
+)
+
+
 class SignupForm(UserCreationForm):
-    email = forms.EmailField(
-        required=False, help_text="Optional; only the site's administrators see it."
-    )
+    email = forms.EmailField(required=False, help_text=EMAIL_HELP)
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
@@ -106,6 +112,51 @@ class SignupForm(UserCreationForm):
             self.add_error("username", taken)
             return None
         return user
+
+
+class PasswordChangeForm(auth_forms.PasswordChangeForm):
+    """Django's, with the current password checked as a sign-in (`ladder.throttle`)."""
+
+    def __init__(self, user, *args, request=None, **kwargs):
+        super().__init__(user, *args, **kwargs)
+        self.request = request
+
+    def clean_old_password(self):
+        raw = self.cleaned_data["old_password"]
+        throttle.check_current_password(self.user, raw, self.request)
+        return raw
+
+
+class EmailForm(forms.Form):
+    """An account's email address: set, changed or removed, with the current password."""
+
+    email = forms.EmailField(required=False, label="Email address", help_text=EMAIL_HELP)
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="Asked again so that nobody at an open session can take the account.",
+    )
+
+    def __init__(self, user, *args, request=None, **kwargs):
+        kwargs.setdefault("initial", {"email": user.email})
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.request = request
+
+    def clean_password(self):
+        raw = self.cleaned_data["password"]
+        throttle.check_current_password(self.user, raw, self.request)
+        return raw
+
+    def save(self) -> str:
+        """Store the address; what the account page says about it."""
+        email = self.cleaned_data["email"]
+        self.user.email = email
+        self.user.save(update_fields=["email"])
+        if email:
+            return f"Your email address is now {email}."
+        return "Your email address is removed: a forgotten password can no longer be reset by mail."
 
 
 class TokenForm(forms.Form):

@@ -8,6 +8,11 @@
   cannot lock the owner of an account out from elsewhere. A successful
   sign-in forgets that address's failures for that name.
 * Sign-up: at most SIGNUPS_PER_ADDRESS_PER_HOUR accounts from one address.
+* Password reset: at most PASSWORD_RESETS_PER_ADDRESS_PER_HOUR requests from
+  one address, and one mail an hour to any one email address.
+* The current password asked again by the password-change and email forms
+  counts as a sign-in (`check_current_password`): a borrowed session cannot
+  be used to guess it.
 
 Both forms of sign-in use it: the site's page and the admin's
 (`ThrottledSignIn`). Each attempt is stored (`AuthAttempt`) before it is
@@ -123,23 +128,78 @@ class AdminSignInForm(ThrottledSignIn, AdminAuthenticationForm):
     pass
 
 
-def signup_refusal(address: str) -> str:
-    """Why `address` may not make another account now ("" if it may); call
-    it holding the sign-up lock (`ladder.forms.SignupForm.save_unique`)."""
-    limit = settings.SIGNUPS_PER_ADDRESS_PER_HOUR
+def _hourly_refusal(kind: str, address: str, limit: int, done: str) -> str:
     since = timezone.now() - timedelta(hours=1)
-    made = AuthAttempt.objects.filter(kind=AuthAttempt.Kind.SIGNUP, address=address, at__gt=since)
+    made = AuthAttempt.objects.filter(kind=kind, address=address, at__gt=since)
     if made.count() < limit:
         return ""
     oldest = list(made.order_by("-at").values_list("at", flat=True)[:limit])[-1]
     return (
-        f"{limit} accounts were made from your address in the last hour, the limit. "
+        f"{limit} {done} from your address in the last hour, the limit. "
         f"Try again in {_wait_text(oldest, timedelta(hours=1))}."
+    )
+
+
+def signup_refusal(address: str) -> str:
+    """Why `address` may not make another account now ("" if it may); call
+    it holding the sign-up lock (`ladder.forms.SignupForm.save_unique`)."""
+    return _hourly_refusal(
+        AuthAttempt.Kind.SIGNUP,
+        address,
+        settings.SIGNUPS_PER_ADDRESS_PER_HOUR,
+        "accounts were made",
     )
 
 
 def signed_up(address: str) -> None:
     AuthAttempt.objects.create(kind=AuthAttempt.Kind.SIGNUP, address=address)
+
+
+def password_reset_refusal(address: str) -> str:
+    """Why `address` may not ask for another password reset now ("" if it may)."""
+    return _hourly_refusal(
+        AuthAttempt.Kind.PASSWORD_RESET,
+        address,
+        settings.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
+        "password resets were asked for",
+    )
+
+
+def password_reset_mail_due(address: str, email: str) -> bool:
+    """Record a reset asked from `address` for `email`; whether a mail may go
+    to that email address: one an hour at most, so nobody can flood an inbox
+    from many addresses. (The page says the same either way.)"""
+    email = email.lower()
+    since = timezone.now() - timedelta(hours=1)
+    sent_lately = AuthAttempt.objects.filter(
+        kind=AuthAttempt.Kind.PASSWORD_RESET, account=email, at__gt=since
+    ).exists()
+    AuthAttempt.objects.create(kind=AuthAttempt.Kind.PASSWORD_RESET, address=address, account=email)
+    return not sent_lately
+
+
+def password_was_reset(user) -> None:
+    """The owner proved they hold the account's email: forget every address's
+    failed sign-ins for its name."""
+    AuthAttempt.objects.filter(
+        kind=AuthAttempt.Kind.LOGIN_FAILURE, account=user.get_username().lower()
+    ).delete()
+
+
+def check_current_password(user, raw: str, request: HttpRequest | None) -> None:
+    """A signed-in user's current password, asked again by a form (password
+    change, email change): ValidationError when it is wrong or over a
+    sign-in limit. It counts as a sign-in, so a borrowed session cannot be
+    used to guess it."""
+    attempt, refusal = begin_sign_in(user.get_username(), client_address(request))
+    if attempt is None:
+        raise forms.ValidationError(refusal, code=THROTTLED)
+    if not user.check_password(raw):
+        raise forms.ValidationError(
+            "Your password was entered incorrectly. Please enter it again.",
+            code="password_incorrect",
+        )
+    signed_in(attempt)
 
 
 def prune(now=None) -> int:
@@ -151,4 +211,5 @@ def prune(now=None) -> int:
 
 
 def is_throttled(form: forms.Form) -> bool:
-    return form.has_error(NON_FIELD_ERRORS, THROTTLED)
+    """Whether a limit refused the form (its views answer 429)."""
+    return any(form.has_error(field, THROTTLED) for field in [NON_FIELD_ERRORS, *form.fields])

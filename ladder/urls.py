@@ -70,16 +70,33 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", views_account.LogoutView.as_view(next_page="home"), name="logout"),
-    path(
-        "accounts/password/",
-        auth_views.PasswordChangeView.as_view(success_url="/accounts/password/done/"),
-        name="password_change",
-    ),
+    path("accounts/password/", views_account.PasswordChangeView.as_view(), name="password_change"),
     path(
         "accounts/password/done/",
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path(
+        "accounts/password/reset/",
+        views_account.PasswordResetView.as_view(),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/password/reset/<uidb64>/<token>/",
+        views_account.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(),
+        name="password_reset_complete",
+    ),
+    path("accounts/email/", views_account.email, name="email"),
     path("accounts/", views_account.account, name="account"),
     path("accounts/tokens/", views_account.tokens, name="tokens"),
     path(

@@ -1,10 +1,14 @@
 """Accounts: sign-up and log-in (both limited per address, ladder/throttle.py),
-log-out, the account page, API tokens, taking a bot of yours off the ladder and back. The password change is Django's own view with our templates (ladder/urls.py)."""
+log-out, the account page, password change and reset, the email address, API
+tokens, taking a bot of yours off the ladder and back. Password pages are
+Django's views with our forms and templates."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
@@ -12,16 +16,27 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.views.decorators.http import require_POST
 
 from ladder import throttle
 from ladder.bots import set_withdrawn
-from ladder.forms import SignupForm, TokenForm
+from ladder.forms import EmailForm, PasswordChangeForm, SignupForm, TokenForm
 from ladder.models import Bot, BotVersion
 from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
 
 
-class LoginView(auth_views.LoginView):
+class ThrottledStatus:
+    """A form a limit refused answers 429 (`ladder.throttle`)."""
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if throttle.is_throttled(form):
+            response.status_code = 429
+        return response
+
+
+class LoginView(ThrottledStatus, auth_views.LoginView):
     """Django's login page; a signed-in visitor goes on to `next` or the account page.
     A `next` that leads back to the login page itself is dropped: Django would
     otherwise refuse the redirection loop with a server error. Failed
@@ -31,12 +46,6 @@ class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
     next_page = "account"
     authentication_form = throttle.SignInForm
-
-    def form_invalid(self, form):
-        response = super().form_invalid(form)
-        if throttle.is_throttled(form):
-            response.status_code = 429
-        return response
 
     def get_redirect_url(self) -> str:
         url = super().get_redirect_url()
@@ -50,6 +59,69 @@ class LogoutView(auth_views.LogoutView):
 
     http_method_names = ["get", "head", "post", "options"]
     template_name = "registration/logout.html"  # GET only: a POST redirects
+
+
+class PasswordChangeView(ThrottledStatus, auth_views.PasswordChangeView):
+    """Django's; the current password counts as a sign-in."""
+
+    form_class = PasswordChangeForm
+    success_url = reverse_lazy("password_change_done")
+
+    def get_form_kwargs(self):
+        return super().get_form_kwargs() | {"request": self.request}
+
+
+class PasswordResetView(ThrottledStatus, auth_views.PasswordResetView):
+    """ "Forgot your password?": a link by mail to the account's address,
+    limited per client address and per email address (`ladder.throttle`).
+    Whether an account has the address is never shown, and so a mail server
+    that fails is only logged (Django's form does it). A site that sends no
+    mail (production without EMAIL_HOST) says whom to ask instead."""
+
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "registration/password_reset_email.txt"
+    subject_template_name = "registration/password_reset_subject.txt"
+    success_url = reverse_lazy("password_reset_done")
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {"sends_email": settings.SENDS_EMAIL}
+
+    def post(self, request, *args, **kwargs):
+        if not settings.SENDS_EMAIL:
+            return self.get(request, *args, **kwargs)
+        return super().post(request, *args, **kwargs)
+
+    def form_valid(self, form):
+        address = throttle.client_address(self.request)
+        refusal = throttle.password_reset_refusal(address)
+        if refusal:
+            form.add_error(None, forms.ValidationError(refusal, code=throttle.THROTTLED))
+            return self.form_invalid(form)
+        if throttle.password_reset_mail_due(address, form.cleaned_data["email"]):
+            return super().form_valid(form)  # sends the mail, if an account has the address
+        return redirect(self.success_url)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """The link's page: a new password, after which the account's failed
+    sign-ins are forgotten (the owner has shown they hold its mail)."""
+
+    success_url = reverse_lazy("password_reset_complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        throttle.password_was_reset(form.user)
+        return response
+
+
+@login_required
+def email(request: HttpRequest) -> HttpResponse:
+    form = EmailForm(request.user, request.POST or None, request=request)
+    if request.method == "POST" and form.is_valid():
+        messages.success(request, form.save())
+        return redirect("account")
+    status = 429 if throttle.is_throttled(form) else 200
+    return render(request, "registration/email_form.html", {"form": form}, status=status)
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -221,6 +221,9 @@ def faq(request: HttpRequest) -> HttpResponse:
         "uploads_per_hour": settings.MAX_UPLOADS_PER_HOUR,
         "validation_matches": settings.VALIDATION_MATCHES,
         "faults_before_pause": settings.FAULTS_BEFORE_PAUSE,
+        "login_failures": settings.LOGIN_FAILURES_PER_ACCOUNT,
+        "login_window_min": settings.LOGIN_FAILURE_WINDOW_MINUTES,
+        "sends_email": settings.SENDS_EMAIL,
     }
     return render(request, "docs/faq.html", {"limits": limits, "games": ladder_rules()})
 

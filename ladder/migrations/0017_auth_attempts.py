@@ -22,12 +22,16 @@ class Migration(migrations.Migration):
                 (
                     "kind",
                     models.CharField(
-                        choices=[("login-failure", "failed sign-in"), ("signup", "sign-up")],
+                        choices=[
+                            ("login-failure", "failed sign-in"),
+                            ("signup", "sign-up"),
+                            ("password-reset", "password reset asked"),
+                        ],
                         max_length=16,
                     ),
                 ),
                 ("address", models.CharField(max_length=45)),
-                ("account", models.CharField(blank=True, max_length=150)),
+                ("account", models.CharField(blank=True, max_length=254)),
                 ("at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={

@@ -222,3 +222,26 @@ def test_redis_url_must_be_a_redis_url(tmp_path: Path) -> None:
     out = manage("check", GEMARENA_VAR_DIR=str(tmp_path), REDIS_URL="127.0.0.1:6379")
     assert out.returncode != 0
     assert "REDIS_URL='127.0.0.1:6379'" in out.stderr
+
+
+def test_mail_goes_to_files_locally_nowhere_in_production_and_over_smtp_when_set(
+    tmp_path: Path,
+) -> None:
+    code = "from django.conf import settings as s; print(s.EMAIL_BACKEND, s.SENDS_EMAIL)"
+    local = shell(code, GEMARENA_VAR_DIR=str(tmp_path))
+    assert local.stdout.split()[-2:] == ["django.core.mail.backends.filebased.EmailBackend", "True"]
+    production = {
+        "GEMARENA_VAR_DIR": str(tmp_path),
+        "GEMARENA_PRODUCTION": "1",
+        "SECRET_KEY": STRONG_KEY,
+        "ALLOWED_HOSTS": "a.org",
+        "SANDBOX_BACKEND": "process",
+        "ALLOW_PROCESS_SANDBOX": "1",
+    }
+    silent = shell(code, **production)
+    assert silent.returncode == 0, silent.stderr
+    assert silent.stdout.split()[-1] == "False"
+    smtp = shell(code, EMAIL_HOST="smtp.example.org", **production)
+    assert smtp.stdout.split()[-2:] == ["django.core.mail.backends.smtp.EmailBackend", "True"]
+    both = manage("check", GEMARENA_VAR_DIR=str(tmp_path), EMAIL_USE_SSL="1")
+    assert both.returncode != 0 and "EMAIL_USE_TLS=1 and EMAIL_USE_SSL=1: choose one" in both.stderr
