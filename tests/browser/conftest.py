@@ -135,7 +135,13 @@ class Browser:
         self.page = self.desktop_context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", self._policy_violation)
         self._phone_context = None
+
+    def _policy_violation(self, message) -> None:
+        """Chromium reports what the Content-Security-Policy blocked on the console."""
+        if "Content Security Policy" in message.text:
+            self.errors.append(message.text)
 
     def phone(self):
         """A phone-sized page with the desktop's cookies as they are now."""
@@ -152,6 +158,7 @@ class Browser:
         self._phone_context.set_default_timeout(TIMEOUT_MS)
         page = self._phone_context.new_page()
         page.on("pageerror", lambda exc: self.errors.append(f"(phone) {exc}"))
+        page.on("console", self._policy_violation)
         return page
 
     def close(self) -> None:
@@ -167,7 +174,9 @@ def browser(chromium, live_server) -> Iterator[Browser]:
         yield visitor
     finally:
         visitor.close()
-    assert not visitor.errors, f"JavaScript errors on the pages: {visitor.errors}"
+    assert not visitor.errors, (
+        f"JavaScript errors or blocked content on the pages: {visitor.errors}"
+    )
 
 
 def shoot(page, name: str) -> Path:
