@@ -60,6 +60,7 @@ def site(client: Client, alice, bob):
             "/accounts/tokens/",
             "/accounts/challenges/",
             "/accounts/password/",
+            "/accounts/email/",
             "/upload/",
             "/docs/",
             "/docs/faq/",
@@ -79,7 +80,9 @@ def page(client: Client, url: str) -> Page:
 def test_every_page_starts_with_a_skip_link_to_main(client: Client, site) -> None:
     anonymous = Client()
     pages = [(client, url) for url in [*site["pages"], "/nowhere/"]]
-    for visitor, url in [*pages, (anonymous, "/accounts/login/"), (anonymous, "/accounts/signup/")]:
+    anonymous_pages = ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/"]
+    anonymous_pages += ["/accounts/password/reset/sent/", "/accounts/password/reset/done/"]
+    for visitor, url in [*pages, *((anonymous, url) for url in anonymous_pages)]:
         html = Page(visitor.get(url).content)
         (body,) = html.find_all("body")
         first = next(e for e in body.iter() if e.tag in ("a", "button", "input", "select"))
