@@ -319,8 +319,17 @@ if EMAIL_HOST:
 elif not PRODUCTION:
     EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     EMAIL_FILE_PATH = VAR_DIR / "mail"
-#: whether the site can send a password-reset link
+#: whether the site can send mail (reset links, owners' bot news)
 SENDS_EMAIL = bool(EMAIL_HOST) or not PRODUCTION
+#: the site's address in mails sent without a request (a worker's bot news)
+SITE_URL = env_match(
+    "SITE_URL",
+    (CSRF_TRUSTED_ORIGINS[0] if CSRF_TRUSTED_ORIGINS else "")
+    or (f"https://{ALLOWED_HOSTS[0]}" if PRODUCTION and ALLOWED_HOSTS else "")
+    or f"http://127.0.0.1:{env_str('WEB_PORT') or '8000'}",
+    r"https?://[^/\s]+/?",
+    "an http:// or https:// address without a path, e.g. https://arena.example.org",
+).rstrip("/")
 #: how long a reset link works (Django's default is three days)
 PASSWORD_RESET_TIMEOUT = 24 * 3600
 PASSWORD_RESETS_PER_ADDRESS_PER_HOUR = env_int("PASSWORD_RESETS_PER_ADDRESS_PER_HOUR", 5, minimum=1)

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from arena import all_games
 from ladder import throttle
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE
-from ladder.models import Bot, Counter
+from ladder.models import Bot, Counter, MailSettings
 
 #: the Counter row whose lock serialises sign-ups (SignupForm.save_unique)
 SIGNUP_LOCK = "signup"
@@ -128,9 +128,14 @@ class PasswordChangeForm(auth_forms.PasswordChangeForm):
 
 
 class EmailForm(forms.Form):
-    """An account's email address: set, changed or removed, with the current password."""
+    """An account's email address, set, changed or removed, and whether to mail
+    it the news of the user's bots (`ladder.notify`); with the current password."""
 
     email = forms.EmailField(required=False, label="Email address", help_text=EMAIL_HELP)
+    bot_news = forms.BooleanField(
+        required=False,
+        label="Mail me when a bot of mine is paused after faults or an upload of mine is rejected",
+    )
     password = forms.CharField(
         label="Your password",
         strip=False,
@@ -139,7 +144,8 @@ class EmailForm(forms.Form):
     )
 
     def __init__(self, user, *args, request=None, **kwargs):
-        kwargs.setdefault("initial", {"email": user.email})
+        wants = MailSettings.objects.filter(user=user, bot_news=True).exists()
+        kwargs.setdefault("initial", {"email": user.email, "bot_news": wants})
         super().__init__(*args, **kwargs)
         self.user = user
         self.request = request
@@ -149,14 +155,26 @@ class EmailForm(forms.Form):
         throttle.check_current_password(self.user, raw, self.request)
         return raw
 
+    def clean(self):
+        data = super().clean()
+        if data.get("bot_news") and not data.get("email") and "email" not in self.errors:
+            self.add_error("bot_news", "give an email address to be mailed at")
+        return data
+
     def save(self) -> str:
-        """Store the address; what the account page says about it."""
-        email = self.cleaned_data["email"]
-        self.user.email = email
-        self.user.save(update_fields=["email"])
-        if email:
-            return f"Your email address is now {email}."
-        return "Your email address is removed: a forgotten password can no longer be reset by mail."
+        """Store the address and the choice; what the account page says about them."""
+        email, news = self.cleaned_data["email"], self.cleaned_data["bot_news"]
+        with transaction.atomic():
+            self.user.email = email
+            self.user.save(update_fields=["email"])
+            MailSettings.objects.update_or_create(user=self.user, defaults={"bot_news": news})
+        if not email:
+            return (
+                "Your email address is removed: a forgotten password can no longer be "
+                "reset by mail."
+            )
+        then = " You will be mailed when a bot of yours is paused or an upload rejected."
+        return f"Your email address is now {email}.{then if news else ''}"
 
 
 class TokenForm(forms.Form):

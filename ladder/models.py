@@ -356,6 +356,19 @@ class AuthAttempt(models.Model):
         return f"{self.get_kind_display()} {who}{self.address} at {self.at:%Y-%m-%d %H:%M}"
 
 
+class MailSettings(models.Model):
+    """What a user asked to be mailed about (`ladder.notify`); no row = nothing."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, models.CASCADE, primary_key=True, related_name="mail_settings"
+    )
+    #: a bot of theirs paused after faults, an upload of theirs rejected
+    bot_news = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"mail settings of {self.user_id}"
+
+
 class BotVersion(models.Model):
     """One upload. Immutable once stored: a change of code is a new version."""
 

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
 from arena import ReplayError, replay_from_bytes, replay_to_bytes
+from ladder import notify
 from ladder.models import (
     Bot,
     BotVersion,
@@ -275,6 +276,7 @@ def count_faults(seats: list[MatchSeat]) -> None:
         Bot.objects.filter(pk=bot.pk).update(consecutive_faults=faults, paused_reason=reason)
         if reason and not bot.paused_reason:
             cancel_queued_matches_of([bot.pk], f"not played: {bot.name} was paused")
+            notify.bot_paused(bot, reason)
 
 
 def cancel_queued_matches_of(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> int:
@@ -346,6 +348,7 @@ def decide_validation(match: Match) -> None:
         version.decided_at = timezone.now()
         version.save(update_fields=["status", "reject_reason", "stderr_tail", "decided_at"])
         cancel_unneeded_validation(version)
+        notify.version_rejected(version)
         return
     pending = version.validation_matches.exclude(status=Match.Status.FINISHED).exclude(pk=match.pk)
     if pending.exists():
@@ -400,5 +403,6 @@ def give_up_validation(match_ids, why: str) -> int:
             version.decided_at = timezone.now()
             version.save(update_fields=["status", "reject_reason", "decided_at"])
             cancel_unneeded_validation(version)
+            notify.version_rejected(version)
             rejected += 1
     return rejected

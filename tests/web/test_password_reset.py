@@ -168,3 +168,22 @@ def test_the_faq_tells_a_user_who_forgot_the_password_what_to_do(settings) -> No
     assert "this site sends no mail" not in page
     settings.SENDS_EMAIL = False
     assert "this site sends no mail" in Client().get("/docs/faq/").content.decode()
+
+
+def test_bot_news_by_mail_is_chosen_on_the_email_page(carol) -> None:
+    from ladder.models import MailSettings
+
+    client = Client()
+    client.force_login(carol)
+    page = client.get("/accounts/email/").content.decode()
+    assert 'type="checkbox" name="bot_news"' in page and "checked" not in page
+    body = {"email": "", "bot_news": "on", "password": "carol-pass-123"}
+    nowhere = client.post("/accounts/email/", body)
+    assert "give an email address to be mailed at" in nowhere.content.decode()
+    assert not MailSettings.objects.filter(user=carol).exists()
+    done = client.post("/accounts/email/", dict(body, email="c@example.org"), follow=True)
+    assert "You will be mailed when a bot of yours is paused" in done.content.decode()
+    assert MailSettings.objects.get(user=carol).bot_news
+    assert "checked" in client.get("/accounts/email/").content.decode()
+    client.post("/accounts/email/", dict(body, email="c@example.org", bot_news=""))
+    assert not MailSettings.objects.get(user=carol).bot_news
