@@ -42,19 +42,32 @@ THROTTLED = "throttled"
 
 
 def client_address(request: HttpRequest | None) -> str:
-    """The client's IP address as CLIENT_ADDRESS_FROM says to find it; an
-    X-Forwarded-For without a valid last address falls back to the peer."""
+    """The client's address as the limits count it: the IP address that
+    CLIENT_ADDRESS_FROM says to take (an X-Forwarded-For without a valid
+    last address falls back to the peer); an IPv6 address as its /64
+    network, since one line or machine commonly holds a whole /64 and could
+    otherwise take a new address for every guess."""
     if request is None:
         return "unknown"
-    peer = request.META.get("REMOTE_ADDR") or "unknown"
+    found = request.META.get("REMOTE_ADDR") or ""
     if settings.CLIENT_ADDRESS_FROM == "x-forwarded-for":
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        last = forwarded.rsplit(",", 1)[-1].strip()
-        try:
-            return str(ipaddress.ip_address(last))
-        except ValueError:
-            return peer
-    return peer
+        last = request.META.get("HTTP_X_FORWARDED_FOR", "").rsplit(",", 1)[-1].strip()
+        found = last if _parse(last) is not None else found
+    address = _parse(found)
+    if address is None:
+        return (found or "unknown")[:45]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def _parse(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        return None
 
 
 def _wait_text(oldest, window: timedelta) -> str:

@@ -124,7 +124,9 @@ def test_accounts_made_from_one_address_are_limited_per_hour(settings) -> None:
     [
         ("peer", "203.0.113.9", "127.0.0.1"),  # a client's header is not believed
         ("x-forwarded-for", "198.51.100.1, 203.0.113.9", "203.0.113.9"),  # what the proxy added
-        ("x-forwarded-for", "2001:db8::1", "2001:db8::1"),
+        ("x-forwarded-for", "2001:db8::1", "2001:db8::/64"),  # a client holds a whole /64
+        ("x-forwarded-for", "2001:db8:0:0:ffff::9", "2001:db8::/64"),
+        ("x-forwarded-for", "::ffff:203.0.113.9", "203.0.113.9"),
         ("x-forwarded-for", "", "127.0.0.1"),
         ("x-forwarded-for", "203.0.113.9, not-an-address", "127.0.0.1"),
     ],
@@ -193,3 +195,14 @@ def test_guesses_sent_at_the_same_moment_check_no_more_passwords_than_the_limit(
     assert len(statuses) == 8 and set(statuses) <= {200, 429}, statuses
     assert len(checked) == statuses.count(200) <= 3
     assert AuthAttempt.objects.filter(account="carol").count() == len(checked)
+
+
+def test_a_guesser_cannot_dodge_the_limit_by_walking_an_ipv6_64(settings, alice) -> None:
+    settings.LOGIN_FAILURES_PER_ACCOUNT = 2
+    for host in (1, 2):
+        _, response = sign_in(f"2001:db8:1:2::{host}")
+        assert response.status_code == 200
+    _, refused = sign_in("2001:db8:1:2::3", password=PASSWORD)
+    assert refused.status_code == 429
+    _, other_net = sign_in("2001:db8:1:3::1", password=PASSWORD)
+    assert other_net.status_code == 302
