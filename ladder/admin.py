@@ -28,6 +28,7 @@ from ladder.models import (
     GameFit,
     LadderSettings,
     LiveStep,
+    MailSettings,
     Match,
     Rating,
     RatingHistory,
@@ -380,6 +381,16 @@ class AuthAttemptAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return True
+
+
+@admin.register(MailSettings)
+class MailSettingsAdmin(ReadOnlyAdmin):
+    """What users asked to be mailed about (their email page sets it)."""
+
+    list_display = ("user", "bot_news")
+    list_filter = ("bot_news",)
+    list_select_related = ("user",)
+    search_fields = ("user__username",)
 
 
 @admin.register(ApiToken)
