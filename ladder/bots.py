@@ -324,9 +324,10 @@ def delete_empty_bot(bot: Bot) -> None:
 
 def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
     """The owner takes `bot` off the ladder (no new ladder matches; the ones
-    queued for it are cancelled, unrated) or puts it back. Its ratings,
-    history and challenges are untouched. Returns what happened, for the
-    owner; doing what is already done changes nothing."""
+    queued for it are cancelled, unrated, except the rest of a mirrored pair
+    or rotated table that has begun: `cancel_queued_matches_of`) or puts it
+    back. Its ratings, history and challenges are untouched. Returns what
+    happened, for the owner; doing what is already done changes nothing."""
     with transaction.atomic():
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
         if locked.withdrawn == withdrawn:
@@ -336,11 +337,27 @@ def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
         locked.withdrawn = bot.withdrawn = withdrawn
         if withdrawn:
             cancelled = cancel_queued_matches_of(
-                [locked.pk], f"not played: {locked.name} was withdrawn by its owner"
+                [locked.pk],
+                f"not played: {locked.name} was withdrawn by its owner",
+                keep_started_groups=True,
             )
             note = ""
             if cancelled:
                 note = f" {cancelled} queued ladder match{'es' if cancelled > 1 else ''} cancelled."
+            kept = (
+                Match.objects.filter(
+                    status=Match.Status.QUEUED,
+                    kind=Match.Kind.LADDER,
+                    seats__version__bot_id=locked.pk,
+                )
+                .distinct()
+                .count()
+            )
+            if kept:
+                note += (
+                    f" {kept} still to play: the rest of a mirrored pair or rotated table"
+                    " that has begun, so that its seats stay even."
+                )
             return f"{locked.name} is off the ladder: it plays no new ladder matches.{note}"
     name = locked.name
     if not locked.enabled:

@@ -605,6 +605,38 @@ def test_a_bot_its_owner_takes_off_the_ladder_is_not_scheduled_until_put_back(
     assert queued.filter(seats__version__bot=off).exists()
 
 
+def test_a_withdrawal_does_not_cut_a_mirrored_pair_that_has_begun() -> None:
+    """Found by QA: an owner who withdrew (and put back) the bot while the
+    first game of a mirrored pair ran kept that game's result and had its
+    mirror, the same deal with the seats swapped, cancelled. The rest of a
+    begun group plays; a group not begun is cancelled whole."""
+    off, a, b = ladder_bots(3)
+    begun, fresh = uuid.uuid4(), uuid.uuid4()
+
+    def pair(other, group):
+        return [
+            create_match("splendor-duel", [x.active_version, y.active_version], seed=7, group=group)
+            for x, y in ((off, other), (other, off))
+        ]
+
+    first, mirror = pair(a, begun)
+    untouched = pair(b, fresh)
+    assert first.claim_for("w1@test") is not None  # the first game runs
+    said = bots_module.set_withdrawn(off, True)
+    assert "2 queued ladder matches cancelled." in said
+    assert "1 still to play: the rest of a mirrored pair" in said
+    mirror.refresh_from_db()
+    assert mirror.status == Match.Status.QUEUED
+    for match in untouched:
+        match.refresh_from_db()
+        assert match.status == Match.Status.CANCELLED
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED)
+    bots_module.set_withdrawn(off, False)
+    bots_module.set_withdrawn(off, True)  # a finished first game keeps its mirror too
+    mirror.refresh_from_db()
+    assert mirror.status == Match.Status.QUEUED
+
+
 def test_putting_a_disabled_or_paused_bot_back_says_why_it_still_does_not_play(alice) -> None:
     (bot,) = ladder_bots(1)
     bots_module.set_withdrawn(bot, True)
