@@ -385,7 +385,7 @@ def reap_stale_matches(self, older_than_s: float | None = None) -> int:
     containers. Not twice per interval (a second beat's tick does nothing)."""
     if not beats.chore_due(self):
         return 0
-    cutoff = timezone.now() - timedelta(seconds=settings.MATCH_STALE_SECONDS)
+    cutoff = timezone.now() - timedelta(seconds=stale_after_s())
     stale = release_lost_matches({"heartbeat_at__lt": cutoff}, "worker lost")
     # Queued matches whose message was lost (broker restarted without
     # persistence) or never sent (the broker was down when they were made).
@@ -414,6 +414,16 @@ def quiet_limit_s() -> float:
     """The longest a match that is being played goes without a live-step write
     (its heartbeat): the bots' start-up, then a move that uses the whole bank."""
     return (settings.STARTUP_MS + settings.MOVE_MS + settings.BANK_MS) / 1000 + QUIET_MARGIN_S
+
+
+def stale_after_s() -> float:
+    """How long a running match must have been quiet before the reaper takes
+    it for lost: MATCH_STALE_SECONDS, but never less than `quiet_limit_s()`.
+    Found by QA: with time limits longer than MATCH_STALE_SECONDS (a move
+    of a minute and a bank of one, stale after 30 s), a losing bot that
+    thought for 50 s had its live match sent back to the queue and played
+    again from the start, as often as it liked: its losses were never rated."""
+    return max(settings.MATCH_STALE_SECONDS, quiet_limit_s())
 
 
 def release_matches_of_earlier_run(worker: str, started) -> int:

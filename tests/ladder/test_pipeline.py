@@ -894,6 +894,34 @@ def test_the_reaper_leaves_the_containers_of_a_long_match_alone(settings, media_
     assert not match.seats.exclude(fault="").exists(), list(match.seats.values("seat", "fault"))
 
 
+def test_the_reaper_waits_as_long_as_a_live_match_may_be_quiet(settings, monkeypatch) -> None:
+    """Found by QA: with a move of a minute and a bank of one, a match goes
+    60 s without a step while a bot thinks within its limits; the reaper
+    (stale after 30 s) sent it back to the queue to be played again, so a
+    losing bot could stall its loss away."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.STARTUP_MS, settings.MOVE_MS, settings.BANK_MS = 10_000, 60_000, 60_000
+    settings.MATCH_STALE_SECONDS = 30
+    monkeypatch.setattr(tasks, "reap_sandboxes", lambda *args, **kwargs: [])
+    monkeypatch.setattr(tasks.selftest, "discard_match_sandboxes", lambda tag: None)
+    monkeypatch.setattr(tasks, "enqueue", lambda match_id, kind, countdown=0: None)
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    assert match.claim_for("w1@test") is not None
+
+    def quiet_for(seconds: float) -> str:
+        then = timezone.now() - timedelta(seconds=seconds)
+        Match.objects.filter(pk=match.pk).update(heartbeat_at=then)
+        tasks.reap_stale_matches.run()
+        return Match.objects.get(pk=match.pk).status
+
+    assert quiet_for(60) == Match.Status.RUNNING  # a bot thinking within its move
+    assert quiet_for(10 + 60 + 60 + tasks.QUIET_MARGIN_S + 5) == Match.Status.QUEUED
+
+
 def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypatch, settings):
     """Every runner request and clean-up carries this platform's instance id;
     without it (database away) nothing is removed until it can be read."""
