@@ -44,7 +44,7 @@ from ladder.models import (
     lock_user,
     version_upload_path,
 )
-from ladder.results import activate, cancel_queued_matches_of
+from ladder.results import activate
 from ladder.uploads import CheckedUpload, UploadError, check_not_identical, check_upload
 
 SYSTEM_USERNAME = "gemarena"
@@ -323,11 +323,12 @@ def delete_empty_bot(bot: Bot) -> None:
 
 
 def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
-    """The owner takes `bot` off the ladder (no new ladder matches; the ones
-    queued for it are cancelled, unrated, except the rest of a mirrored pair
-    or rotated table that has begun: `cancel_queued_matches_of`) or puts it
-    back. Its ratings, history and challenges are untouched. Returns what
-    happened, for the owner; doing what is already done changes nothing."""
+    """The owner takes `bot` off the ladder (no new ladder matches) or puts it
+    back. The ladder matches already drawn for it still play: a withdrawal
+    cannot dodge an opponent seen in the queue, nor keep the lucky half of a
+    mirrored pair and cancel its mirror (both found by QA). Its ratings,
+    history and challenges are untouched. Returns what happened, for the
+    owner; doing what is already done changes nothing."""
     with transaction.atomic():
         locked = Bot.objects.select_for_update().get(pk=bot.pk)
         if locked.withdrawn == withdrawn:
@@ -336,29 +337,23 @@ def set_withdrawn(bot: Bot, withdrawn: bool) -> str:
         Bot.objects.filter(pk=locked.pk).update(withdrawn=withdrawn)
         locked.withdrawn = bot.withdrawn = withdrawn
         if withdrawn:
-            cancelled = cancel_queued_matches_of(
-                [locked.pk],
-                f"not played: {locked.name} was withdrawn by its owner",
-                keep_started_groups=True,
-            )
-            note = ""
-            if cancelled:
-                note = f" {cancelled} queued ladder match{'es' if cancelled > 1 else ''} cancelled."
-            kept = (
+            drawn = (
                 Match.objects.filter(
-                    status=Match.Status.QUEUED,
+                    status__in=[Match.Status.QUEUED, Match.Status.RUNNING],
                     kind=Match.Kind.LADDER,
                     seats__version__bot_id=locked.pk,
                 )
                 .distinct()
                 .count()
             )
-            if kept:
-                note += (
-                    f" {kept} still to play: the rest of a mirrored pair or rotated table"
-                    " that has begun, so that its seats stay even."
+            note = ""
+            if drawn:
+                plural = "es" if drawn > 1 else ""
+                note = (
+                    f" The {drawn} ladder match{plural} already drawn for it still play, "
+                    "so that no pairing is dodged."
                 )
-            return f"{locked.name} is off the ladder: it plays no new ladder matches.{note}"
+            return f"{locked.name} is off the ladder: it gets no new ladder matches.{note}"
     name = locked.name
     if not locked.enabled:
         return f"{name} is back on the ladder, but the site's staff disabled it: it plays again once they enable it."

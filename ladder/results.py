@@ -279,18 +279,11 @@ def count_faults(seats: list[MatchSeat]) -> None:
             notify.bot_paused(bot, reason)
 
 
-def cancel_queued_matches_of(
-    bot_ids, why: str, kinds=(Match.Kind.LADDER,), keep_started_groups: bool = False
-) -> int:
-    """A bot that stops playing (paused after faults, withdrawn, disabled)
-    plays none of the matches of `kinds` already queued for it: they are
+def cancel_queued_matches_of(bot_ids, why: str, kinds=(Match.Kind.LADDER,)) -> int:
+    """A bot that can no longer play (paused after faults, disabled) plays
+    none of the matches of `kinds` already queued for it: they are
     cancelled, unrated, rather than forfeited one by one. Returns how many.
-
-    With `keep_started_groups` (an owner's withdrawal), a queued match whose
-    group (mirrored pair, rotated table) has a match running or finished is
-    kept: the owner sees the deal in the first game (live view, replay) and
-    would otherwise keep its result and cancel the mirror that cancels its
-    luck (found by QA: a withdrawal during the first game of a pair)."""
+    (An owner's withdrawal cancels nothing: `ladder.bots.set_withdrawn`.)"""
     ids = list(
         Match.objects.filter(
             status=Match.Status.QUEUED,
@@ -300,42 +293,12 @@ def cancel_queued_matches_of(
         .values_list("pk", flat=True)
         .distinct()
     )
-    if keep_started_groups:
-        kept = in_started_groups(ids)
-        ids = [pk for pk in ids if pk not in kept]
     cancelled = Match.objects.filter(pk__in=ids, status=Match.Status.QUEUED).update(
         status=Match.Status.CANCELLED, reason=why[:200]
     )
     transaction.on_commit(lambda: discard_stray_replays(ids))
     finish_tournaments(tournaments_of(ids))
     return cancelled
-
-
-def in_started_groups(match_ids) -> set[int]:
-    """Those of the queued `match_ids` whose group has a match that started
-    (running or finished). Call it in a transaction: the group's queued
-    matches are locked first, so a claim (a conditional update of a queued
-    row) either committed before the statuses are read or waits until the
-    caller's transaction ends."""
-    groups = set(
-        Match.objects.filter(pk__in=list(match_ids), group__isnull=False).values_list(
-            "group", flat=True
-        )
-    )
-    if not groups:
-        return set()
-    siblings = Match.objects.filter(group__in=groups)
-    list(
-        siblings.filter(status=Match.Status.QUEUED).select_for_update().order_by("pk").values("pk")
-    )
-    started = set(
-        siblings.filter(status__in=[Match.Status.RUNNING, Match.Status.FINISHED]).values_list(
-            "group", flat=True
-        )
-    )
-    return set(
-        Match.objects.filter(pk__in=list(match_ids), group__in=started).values_list("pk", flat=True)
-    )
 
 
 def tournaments_of(match_ids) -> list[int]:

@@ -196,9 +196,9 @@ class BotIn(BodyIn):
 class BotPatch(BodyIn):
     # strict: lax parsing read "yes", "on" and 1 as true
     withdrawn: StrictBool = Field(
-        description="true takes the bot off the ladder (no new ladder matches; queued ones "
-        "are cancelled, unrated); false puts it back. Ratings, history and challenges "
-        "are untouched"
+        description="true takes the bot off the ladder (no new ladder matches; the ones "
+        "already drawn for it still play); false puts it back. Ratings, history and "
+        "challenges are untouched"
     )
 
 

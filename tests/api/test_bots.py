@@ -472,7 +472,7 @@ def test_the_owner_takes_a_bot_off_the_ladder_and_puts_it_back(
     assert response.status_code == 200, response.content
     assert response.json()["withdrawn"] is True and response.json()["enabled"] is True
     queued.refresh_from_db()
-    assert queued.status == Match.Status.CANCELLED
+    assert queued.status == Match.Status.QUEUED  # drawn before: it still plays
     assert client.get(path).json()["withdrawn"] is True
     back = as_alice.patch(path, {"withdrawn": False}, "application/json")
     assert back.status_code == 200 and back.json()["withdrawn"] is False

@@ -581,20 +581,18 @@ def test_a_bot_its_owner_takes_off_the_ladder_is_not_scheduled_until_put_back(
     off, *others = ladder_bots(3)
     WorkerHeartbeat.beat("w1@test", "process")
     waiting = create_match("splendor-duel", [off.active_version, others[0].active_version])
-    unrelated = create_match("splendor-duel", [o.active_version for o in others])
-    assert "1 queued ladder match cancelled." in bots_module.set_withdrawn(off, True)
-    waiting.refresh_from_db()
-    unrelated.refresh_from_db()
-    assert (waiting.status, waiting.reason) == (
-        Match.Status.CANCELLED,
-        f"not played: {off.name} was withdrawn by its owner",
+    said = bots_module.set_withdrawn(off, True)
+    assert said == (
+        f"{off.name} is off the ladder: it gets no new ladder matches. The 1 ladder match "
+        "already drawn for it still play, so that no pairing is dodged."
     )
-    assert unrelated.status == Match.Status.QUEUED
+    waiting.refresh_from_db()
+    assert waiting.status == Match.Status.QUEUED  # drawn before: it plays
     off.refresh_from_db()
     assert off.withdrawn and not off.plays
     assert fill_queue(random.Random(3)) > 0
     queued = Match.objects.filter(status=Match.Status.QUEUED)
-    assert not queued.filter(seats__version__bot=off).exists()
+    assert list(queued.filter(seats__version__bot=off)) == [waiting]  # and no new one
     assert "off the ladder already" in bots_module.set_withdrawn(off, True)
 
     assert bots_module.set_withdrawn(off, False) == f"{off.name} is back on the ladder."
@@ -605,11 +603,11 @@ def test_a_bot_its_owner_takes_off_the_ladder_is_not_scheduled_until_put_back(
     assert queued.filter(seats__version__bot=off).exists()
 
 
-def test_a_withdrawal_does_not_cut_a_mirrored_pair_that_has_begun() -> None:
-    """Found by QA: an owner who withdrew (and put back) the bot while the
-    first game of a mirrored pair ran kept that game's result and had its
-    mirror, the same deal with the seats swapped, cancelled. The rest of a
-    begun group plays; a group not begun is cancelled whole."""
+def test_a_withdrawal_cancels_no_match_already_drawn() -> None:
+    """Found by QA: withdrawing a bot (and putting it back) cancelled its
+    queued matches, so an owner could dodge an opponent seen in the queue, or
+    keep the first game of a mirrored pair and cancel its mirror, the same
+    deal with the seats swapped. Every match already drawn now plays."""
     off, a, b = ladder_bots(3)
     begun, fresh = uuid.uuid4(), uuid.uuid4()
 
@@ -620,21 +618,14 @@ def test_a_withdrawal_does_not_cut_a_mirrored_pair_that_has_begun() -> None:
         ]
 
     first, mirror = pair(a, begun)
-    untouched = pair(b, fresh)
+    dodged = pair(b, fresh)
     assert first.claim_for("w1@test") is not None  # the first game runs
     said = bots_module.set_withdrawn(off, True)
-    assert "2 queued ladder matches cancelled." in said
-    assert "1 still to play: the rest of a mirrored pair" in said
-    mirror.refresh_from_db()
-    assert mirror.status == Match.Status.QUEUED
-    for match in untouched:
-        match.refresh_from_db()
-        assert match.status == Match.Status.CANCELLED
-    Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED)
+    assert "The 4 ladder matches already drawn for it still play" in said
     bots_module.set_withdrawn(off, False)
-    bots_module.set_withdrawn(off, True)  # a finished first game keeps its mirror too
-    mirror.refresh_from_db()
-    assert mirror.status == Match.Status.QUEUED
+    for match in [mirror, *dodged]:
+        match.refresh_from_db()
+        assert match.status == Match.Status.QUEUED
 
 
 def test_putting_a_disabled_or_paused_bot_back_says_why_it_still_does_not_play(alice) -> None:

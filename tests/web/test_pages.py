@@ -564,7 +564,7 @@ def test_the_owner_takes_a_bot_off_the_ladder_from_its_page_and_puts_it_back(
     response = client.post(url, {"withdrawn": "1"}, follow=True)
     assert response.redirect_chain == [(f"/bots/{a.pk}/", 302)]
     text = response.content.decode()
-    assert "alice-a is off the ladder: it plays no new ladder matches." in text
+    assert "alice-a is off the ladder: it gets no new ladder matches." in text
     assert '<span class="tag">off the ladder</span>' in text and "Put back on the ladder" in text
     board = client.get("/games/splendor-duel/").content.decode()
     row = board.split("alice-a</a>")[1].split("</tr>")[0]
