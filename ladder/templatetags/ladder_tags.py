@@ -63,6 +63,15 @@ def signed(value, digits: int = 0) -> str:
 
 
 @register.filter
+def keep_version(label: str) -> str:
+    """A seat's label ("jade-greedy v3") whose version never starts a line: a
+    label too wide for its line breaks inside the name, at a hyphen when it has
+    one ("alice-very-long-" / "bot v3"), rather than leave "v3" alone."""
+    name, space, version = label.rpartition(" ")
+    return f"{name}\u00a0{version}" if space else label
+
+
+@register.filter
 def percent(value) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 

@@ -179,6 +179,51 @@ def browser(chromium, live_server) -> Iterator[Browser]:
     )
 
 
+@pytest.fixture
+def match_ids_from():
+    """`match_ids_from(n)`: the next match created gets id `n`, as on a ladder that
+    has run a while (6- and 7-digit ids). The counter is put back afterwards:
+    a flush between tests empties the tables but keeps a sequence where it is,
+    and the next tests' pages would show this test's long ids."""
+    from django.db import connection
+
+    from ladder.models import Match
+
+    table = Match._meta.db_table
+    saved = []
+
+    def counter() -> tuple:
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+                sequence = cursor.fetchone()[0]
+                cursor.execute(f"SELECT last_value, is_called FROM {sequence}")
+                return (sequence, *cursor.fetchone())
+            cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+            row = cursor.fetchone()
+            return (table, row[0] if row else 0, True)
+
+    def set_counter(sequence: str, value: int, is_called: bool) -> None:
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute("SELECT setval(%s, %s, %s)", [sequence, value, is_called])
+                return
+            cursor.execute("DELETE FROM sqlite_sequence WHERE name = %s", [sequence])
+            cursor.execute(
+                "INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)",
+                [sequence, value if is_called else value - 1],
+            )
+
+    def jump(first: int) -> None:
+        if not saved:
+            saved.append(counter())
+        set_counter(saved[0][0], first, False)
+
+    yield jump
+    if saved:
+        set_counter(*saved[0])
+
+
 def shoot(page, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/screenshots/."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -245,3 +290,31 @@ TEXT_LINES_JS = """(el) => {
     }
     return lines.map((line) => line.replace(/\\s+/g, " ").trim()).filter(Boolean);
 }"""
+
+
+#: what sticks out of its table cell, for `page.evaluate(SPILLS_JS, "table.x td")`: each
+#: element in it (not the screen readers' hidden text) whose box ends right of the cell's
+#: content box ("#123456" past a 3.6rem column, into the next cell's text)
+SPILLS_JS = """(cells) => {
+    const out = [];
+    for (const cell of document.querySelectorAll(cells)) {
+        const style = getComputedStyle(cell);
+        const inside = cell.getBoundingClientRect().right - parseFloat(style.paddingRight);
+        const boxes = [...cell.querySelectorAll("*")]
+            .filter((el) => !el.closest(".visually-hidden, .match-word"))
+            .map((el) => [el.textContent, el.getBoundingClientRect()]);
+        for (const [text, box] of boxes) {
+            if (box.width && box.right > inside + 0.5) {
+                out.push(`${cell.textContent.trim().slice(0, 30)}: "${text.trim().slice(0, 30)}"`
+                         + ` ends ${Math.round(box.right - inside)} px past its cell`);
+            }
+        }
+    }
+    return out;
+}"""
+
+#: the links to a match ("#1234567", "Match #1234567") drawn on more than one line
+BROKEN_IDS_JS = """(links) => links
+    .filter((a) => new Set([...a.getClientRects()].filter((r) => r.width)
+                           .map((r) => Math.round(r.top))).size > 1)
+    .map((a) => a.textContent.trim())"""

@@ -10,8 +10,11 @@ import re
 import pytest
 from django.utils import timezone
 
+from ladder.models import BotVersion
 from ladder.results import finish_tournaments
 from tests.browser.conftest import (
+    BROKEN_IDS_JS,
+    SPILLS_JS,
     TEXT_LINES_JS,
     Browser,
     expect,
@@ -26,6 +29,7 @@ from tests.web.test_tournaments import finish, names_at, start
 pytestmark = pytest.mark.browser
 
 LONG = "a-very-long-bot-name-that-fills-forty-ch"  # 40 characters, the most a name may have
+LONG_WORD = "averyverylongbotnamewithnohyphensatall40"  # as long, with nowhere to break
 
 
 @pytest.fixture
@@ -195,3 +199,59 @@ def test_a_phone_keeps_winners_and_standings_labels_whole(
     matches = phone.locator("table.tournament-matches").locator("..")
     assert matches.evaluate("(wrap) => wrap.scrollWidth - wrap.clientWidth") == 0
     assert horizontal_overflow(phone) == 0, widest_elements(phone)
+
+
+def test_a_phone_keeps_long_match_ids_and_labels_in_their_cells(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+    match_ids_from,
+) -> None:
+    """QA at 360 px, on a ladder that has run a while: the matches' first column
+    (3.6rem) held "#131" but not "#123456", which ran into the lineup beside it;
+    a label a little wider than its half left its version alone on a line
+    ("alice-very-long-bot" / "v3"), and a name with nowhere to break left its
+    "vs" alone ("vs" / "averyverylong…"). The column now takes the page's
+    longest id, 6 or 7 digits, each on one line inside its cell; a label breaks
+    inside its name, its "vs" leading it and its version ending it. The names
+    run from 14 to 20 characters so that one of them, whatever the font, fits
+    its half but for its version."""
+    names = [
+        "emmy-random-go",
+        "carl-search-bot",
+        "dora-greedy-deep",
+        "ada-random-walker",
+        "blaise-greedy-fast",
+        "alice-very-long-bot",
+        "frida-minimax-search",
+        LONG,
+        LONG_WORD,
+    ]
+    bots = [make_bot(alice if i % 2 else bob, name) for i, name in enumerate(names)]
+    BotVersion.objects.filter(bot__in=bots[::2]).update(number=12)
+    match_ids_from(999_990)  # the first page: #999990 to #1000039
+    tournament = start(bots, name="Spring cup", games=2)
+    matches = list(tournament.matches.order_by("pk"))
+    assert len(str(matches[0].pk)) == 6 and len(str(matches[49].pk)) == 7
+    for i, match in enumerate(matches[:30]):
+        names_here = names_at(match)
+        ranks = [1, 2] if names_here[0] < names_here[1] else [2, 1]
+        finish(match, ranks, {ranks.index(2): "crash"} if i % 7 == 3 else None)
+    phone = browser.phone()
+    for width, page in ((360, phone), (1280, browser.page)):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.goto(f"/tournaments/{tournament.pk}/")
+        shoot(page, f"tournament-page-long-ids-{width}px")
+        ids = page.locator("table.tournament-matches tbody td:first-child > a:first-child")
+        expect(ids).to_have_count(50)
+        assert ids.evaluate_all(BROKEN_IDS_JS) == [], width
+        spilled = page.evaluate(SPILLS_JS, "table.tournament-matches td")
+        assert spilled == [], (width, spilled)
+        lines = page.locator("table.tournament-matches td.name").evaluate_all(
+            f"(cells) => cells.flatMap({TEXT_LINES_JS})"
+        )
+        lone = [line for line in lines if re.fullmatch(r"vs|v\d+:?", line)]
+        assert lone == [], (width, lone)
+        wrap = page.locator("table.tournament-matches").locator("..")
+        assert wrap.evaluate("(el) => el.scrollWidth - el.clientWidth") == 0, width
+        assert horizontal_overflow(page) == 0, (width, widest_elements(page))

@@ -252,7 +252,7 @@ def test_a_tournament_that_ended_without_a_stored_table_is_fitted_once(
     monkeypatch.setattr(tournament_table, "fitted", lambda t: fits.append(t.pk) or fit(t))
     for _ in range(2):
         assert "ruby v1" in Page(client.get("/tournaments/").content).root.text()
-        assert "ruby v1" in client.get(f"/tournaments/{done.pk}/").content.decode()
+        assert "ruby v1" in Page(client.get(f"/tournaments/{done.pk}/").content).root.text()
         assert client.get(f"/api/tournaments/{done.pk}").json()["winner"]["label"] == "ruby v1"
     assert fits.count(done.pk) == 1
     done.refresh_from_db()
