@@ -14,6 +14,7 @@ from ladder.matches import create_match
 from ladder.models import Bot, BotVersion, Match, Rating
 from ladder.tokens import create_token
 from tests.browser.conftest import (
+    BROKEN_IDS_JS,
     TEXT_LINES_JS,
     Browser,
     expect,
@@ -341,6 +342,53 @@ def test_a_phone_breaks_the_home_and_queue_lineups_between_seats(
         f"(links) => links.map({TEXT_LINES_JS})"
     )
     assert len(bots) == 10 and all(len(lines) == 1 for lines in bots), bots
+
+
+#: the longest names a bot may have (40 characters): with hyphens, with underscores (not a
+#: place to break a line) and with neither
+LONG_NAMES = [
+    "a-very-long-bot-name-that-fills-forty-ch",
+    "another_long_bot_name_with_underscores_4",
+    "averyverylongbotnamewithnohyphensatall40",
+]
+
+
+def test_a_phone_keeps_vs_with_the_longest_names_of_the_home_and_queue_lineups(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+    match_ids_from,
+) -> None:
+    """QA at 360 px: a lineup's seat wider than the line ("vs" and a 40-character
+    name) broke after its "vs", left alone on a line over a name that then
+    broke anyway ("vs" / "averyverylongbotnamewithnohyphens" / "atall40"). The
+    "vs" now leads the name's first line, and the 7-digit ids of a ladder that
+    has run a while keep to one line."""
+    owners = [alice, bob, alice]
+    duel = [make_bot(owner, name) for owner, name in zip(owners, LONG_NAMES, strict=True)]
+    esr = [
+        make_bot(owner, name, "edel-stein-reich")
+        for owner, name in zip(owners, LONG_NAMES, strict=True)
+    ]
+    match_ids_from(1_234_567)
+    for i, table in enumerate([duel[:2], duel[1:], duel[::2], esr, esr[::-1], esr[1:] + esr[:1]]):
+        match = create_match(table[0].game, [b.active_version for b in table])
+        if i % 2 == 0:  # running, on both pages; the others queued, on the queue's
+            match.status, match.started_at = Match.Status.RUNNING, timezone.now()
+            match.save(update_fields=["status", "started_at"])
+    phone = browser.phone()
+    for width, page in ((360, phone), (1280, browser.page)):
+        page.set_viewport_size({"width": width, "height": 740})
+        for url, shown in (("/", 3), ("/queue/", 6)):
+            page.goto(url)
+            shoot(page, f"lineups-long-names{url.replace('/', '-')}{width}px".replace("--", "-"))
+            items = page.locator(".match-list li")
+            expect(items).to_have_count(shown)
+            lines = items.evaluate_all(f"(items) => items.flatMap({TEXT_LINES_JS})")
+            assert [line for line in lines if line.endswith("vs")] == [], (url, width, lines)
+            ids = items.locator("a[href^='/matches/']")
+            assert ids.evaluate_all(BROKEN_IDS_JS) == [], (url, width)
+            assert horizontal_overflow(page) == 0, (url, width, widest_elements(page))
 
 
 def test_a_phone_keeps_each_vs_with_the_next_name_on_a_bots_page(
