@@ -10,11 +10,13 @@ import pytest
 from django.utils import timezone
 
 from ladder.bots import add_version
+from ladder.challenges import create_challenge
 from ladder.matches import create_match
 from ladder.models import Bot, BotVersion, Match, Rating
 from ladder.tokens import create_token
 from tests.browser.conftest import (
     BROKEN_IDS_JS,
+    SPILLS_JS,
     TEXT_LINES_JS,
     Browser,
     expect,
@@ -419,6 +421,57 @@ def test_a_phone_keeps_each_vs_with_the_next_name_on_a_bots_page(
             assert line.strip() != "vs" and not line.rstrip().endswith(" vs"), lines
     wrap = phone.locator("#matches ~ .table-wrap")
     assert wrap.evaluate("(el) => el.scrollWidth - el.clientWidth") <= 1, widest_elements(phone)
+
+
+def test_a_phone_keeps_the_longest_names_readable_beside_long_ids(
+    browser: Browser,
+    alice,  # noqa: F811
+    bob,  # noqa: F811
+    match_ids_from,
+) -> None:
+    """QA at 360 px, on a ladder that has run a while: a bot page's matches gave
+    the names what "#1234567", its tag, the result, Elo and When left, 40 px,
+    where "a-very-long-bot-name…" broke every three letters (and still the
+    table scrolled); your challenges kept a name with nowhere to break whole,
+    pushing the result and the date out of view. A seat's name now keeps at
+    least 5rem (breaking inside it if it must, its "vs" leading it), each id
+    keeps to one line in its cell, your challenges' four columns stay in view
+    and the page never scrolls sideways."""
+    mine = [make_bot(alice, name) for name in LONG_NAMES[:2]]
+    theirs = [make_bot(bob, name) for name in (LONG_NAMES[2], LONG_NAMES[0][:-1] + "x")]
+    match_ids_from(1_234_567)
+    for opponent in theirs:
+        play([mine[0], opponent], [1, 2])
+        play([opponent, mine[0]], [1, 2], faults={1: "timeout"})
+        create_challenge(alice, mine[0].pk, [opponent.pk], {})
+        create_challenge(alice, mine[1].pk, [opponent.pk], {})
+    log_in(browser)
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    # the bot page's five columns cannot all fit beside 5rem: they scroll in their frame
+    for url, table, rows, in_view in (
+        (f"/bots/{mine[0].pk}/", "table:has(#matches-caption)", 6, False),
+        ("/accounts/challenges/", "table:has(#challenges-caption)", 4, True),
+    ):
+        phone.goto(url)
+        shoot(phone, f"long-names-and-ids{url.replace('/', '-')}360px".replace("--", "-"))
+        names = phone.locator(f"{table} tbody td:nth-child(2)")
+        expect(names).to_have_count(rows)
+        widths = names.evaluate_all("(cells) => cells.map((c) => c.getBoundingClientRect().width)")
+        assert min(widths) >= 80 - 0.5, (url, widths)  # 5rem
+        lines = names.evaluate_all(f"(cells) => cells.flatMap({TEXT_LINES_JS})")
+        assert [line for line in lines if line.endswith("vs")] == [], (url, lines)
+        ids = phone.locator(f"{table} tbody td:first-child > a:first-child")
+        assert ids.evaluate_all(BROKEN_IDS_JS) == [], url
+        assert phone.evaluate(SPILLS_JS, f"{table} td") == [], url
+        if in_view:
+            scrolls = (
+                phone.locator(table)
+                .locator("..")
+                .evaluate("(wrap) => wrap.scrollWidth - wrap.clientWidth")
+            )
+            assert scrolls <= 1, (url, scrolls)
+        assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
 
 
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
