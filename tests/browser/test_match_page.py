@@ -20,6 +20,7 @@ from ladder.bots import add_version, create_bot, install_builtin
 from ladder.matches import create_match
 from ladder.models import Bot, LiveStep, Match, Rating
 from tests.browser.conftest import (
+    TEXT_LINES_JS,
     Browser,
     Page,
     expect,
@@ -531,6 +532,29 @@ def test_long_bot_names_wrap_inside_the_tables_on_a_phone(
         assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
     phone.goto("/")
     expect(phone.locator("td.name").filter(has_text=long_user)).to_be_visible()
+
+
+def test_view_as_keeps_its_label_whole_beside_long_names_on_a_phone(
+    browser: Browser, django_user_model
+) -> None:
+    """At 360 px the replay's "View as" broke inside its first word ("Vie" /
+    "w as"): the select, as wide as "seat 1: <a 40-character name>", took the
+    room. The select now gives it up (its options cut with an ellipsis)."""
+    alice = django_user_model.objects.create_user("alice", "", "alice-pass-123")
+    bob = django_user_model.objects.create_user("bob", "", "bob-pass-123")
+    bots = [make_bot(alice, "a-very-long-bot-name-that-fills-forty-ch"), make_bot(bob, "Z" * 40)]
+    match = play(bots, [1, 2])
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    phone.goto(f"/matches/{match.pk}/")
+    shoot(phone, "match-page-09-view-as-long-names-360px")
+    for label in (".replay-seat", ".replay-speed:not(.replay-seat)"):
+        lines = phone.locator(label).evaluate(TEXT_LINES_JS)
+        assert len(lines) == 1, (label, lines)
+    select = phone.locator("#replay-seat").bounding_box()
+    bar = phone.locator(".replay-seat").bounding_box()
+    assert select["x"] + select["width"] <= bar["x"] + bar["width"] + 0.5, (select, bar)
+    assert horizontal_overflow(phone) == 0, widest_elements(phone)
 
 
 def test_the_header_keeps_its_links_on_one_row_beside_a_long_username(
