@@ -294,19 +294,22 @@ TEXT_LINES_JS = """(el) => {
 
 #: what sticks out of its table cell, for `page.evaluate(SPILLS_JS, "table.x td")`: each
 #: element in it (not the screen readers' hidden text) whose box ends right of the cell's
-#: content box ("#123456" past a 3.6rem column, into the next cell's text)
+#: content box ("#123456" past a 3.6rem column, into the next cell's text), and each box
+#: in it (a label, a tag) whose text runs past its own edge, under what follows it
 SPILLS_JS = """(cells) => {
     const out = [];
     for (const cell of document.querySelectorAll(cells)) {
         const style = getComputedStyle(cell);
         const inside = cell.getBoundingClientRect().right - parseFloat(style.paddingRight);
-        const boxes = [...cell.querySelectorAll("*")]
-            .filter((el) => !el.closest(".visually-hidden, .match-word"))
-            .map((el) => [el.textContent, el.getBoundingClientRect()]);
-        for (const [text, box] of boxes) {
+        const what = (el) => `${cell.textContent.trim().slice(0, 30)}: "${el.textContent.trim().slice(0, 30)}"`;
+        for (const el of cell.querySelectorAll("*")) {
+            if (el.closest(".visually-hidden, .match-word")) continue;
+            const box = el.getBoundingClientRect();
             if (box.width && box.right > inside + 0.5) {
-                out.push(`${cell.textContent.trim().slice(0, 30)}: "${text.trim().slice(0, 30)}"`
-                         + ` ends ${Math.round(box.right - inside)} px past its cell`);
+                out.push(`${what(el)} ends ${Math.round(box.right - inside)} px past its cell`);
+            }
+            if (getComputedStyle(el).display !== "inline" && el.scrollWidth > el.clientWidth + 1) {
+                out.push(`${what(el)} runs ${el.scrollWidth - el.clientWidth} px past its box`);
             }
         }
     }

@@ -201,6 +201,18 @@ def test_a_phone_keeps_winners_and_standings_labels_whole(
     assert horizontal_overflow(phone) == 0, widest_elements(phone)
 
 
+#: the labels of a cell that seem out of order: one that starts higher than the label before
+#: it without starting below it (a short label beside a broken one sat on its last line,
+#: under the first: "vs a-very-long-bot-name-that-" / "emmy-random-go v12 fills-forty-ch v1")
+MISALIGNED_JS = """(cells) => [...document.querySelectorAll(cells)].flatMap((cell) => {
+    const labels = [...cell.querySelectorAll(".bot-label")].map((el) => el.getClientRects()[0]);
+    return labels.slice(1)
+        .filter((box, i) => box.top < labels[i].top - 0.5 || (box.top > labels[i].top + 0.5
+                                                              && box.top < labels[i].bottom - 0.5))
+        .map(() => cell.textContent.trim());
+})"""
+
+
 def test_a_phone_keeps_long_match_ids_and_labels_in_their_cells(
     browser: Browser,
     alice,  # noqa: F811
@@ -213,7 +225,9 @@ def test_a_phone_keeps_long_match_ids_and_labels_in_their_cells(
     ("alice-very-long-bot" / "v3"), and a name with nowhere to break left its
     "vs" alone ("vs" / "averyverylong…"). The column now takes the page's
     longest id, 6 or 7 digits, each on one line inside its cell; a label breaks
-    inside its name, its "vs" leading it and its version ending it. The names
+    inside its name, its "vs" leading it and its version ending it. On a
+    desktop a label broken at 15rem sat on its last line beside a short one,
+    and ran on under the fault's name in a fault's tag. The names
     run from 14 to 20 characters so that one of them, whatever the font, fits
     its half but for its version."""
     names = [
@@ -234,9 +248,11 @@ def test_a_phone_keeps_long_match_ids_and_labels_in_their_cells(
     matches = list(tournament.matches.order_by("pk"))
     assert len(str(matches[0].pk)) == 6 and len(str(matches[49].pk)) == 7
     for i, match in enumerate(matches[:30]):
-        names_here = names_at(match)
-        ranks = [1, 2] if names_here[0] < names_here[1] else [2, 1]
-        finish(match, ranks, {ranks.index(2): "crash"} if i % 7 == 3 else None)
+        names_here = names_at(match)  # the longer name wins every other match
+        longer_wins = len(names_here[0]) > len(names_here[1])
+        ranks = [1, 2] if longer_wins == (i % 2 == 0) else [2, 1]
+        loser = ranks.index(2)  # a 40-character name in a fault's tag too
+        finish(match, ranks, {loser: "crash"} if len(names_here[loser]) == 40 else None)
     phone = browser.phone()
     for width, page in ((360, phone), (1280, browser.page)):
         page.set_viewport_size({"width": width, "height": 800})
@@ -252,6 +268,8 @@ def test_a_phone_keeps_long_match_ids_and_labels_in_their_cells(
         )
         lone = [line for line in lines if re.fullmatch(r"vs|v\d+:?", line)]
         assert lone == [], (width, lone)
+        assert page.evaluate(MISALIGNED_JS, "table.tournament-matches td.name") == [], width
+        expect(page.locator("table.tournament-matches .tag.bad")).not_to_have_count(0)
         wrap = page.locator("table.tournament-matches").locator("..")
         assert wrap.evaluate("(el) => el.scrollWidth - el.clientWidth") == 0, width
         assert horizontal_overflow(page) == 0, (width, widest_elements(page))
