@@ -474,6 +474,26 @@ def test_a_phone_keeps_the_longest_names_readable_beside_long_ids(
         assert horizontal_overflow(phone) == 0, (url, widest_elements(phone))
 
 
+def test_a_phone_keeps_a_versions_upload_date_whole(
+    browser: Browser,
+    alice,  # noqa: F811
+) -> None:
+    """At 360 px a version page's upload date broke at its hyphen ("uploaded
+    2026-12-" / "03 09:34:33") under a 40-character name; it keeps to a line,
+    as a tournament's start date does."""
+    bot = make_bot(alice, LONG_NAMES[0])
+    version = bot.active_version
+    log_in(browser)  # a version's page is its owner's
+    phone = browser.phone()
+    phone.set_viewport_size({"width": 360, "height": 740})
+    phone.goto(f"/bots/{bot.pk}/versions/{version.number}/")
+    shoot(phone, "version-page-upload-date-360px")
+    uploaded = version.created_at.astimezone(timezone.get_current_timezone())
+    lines = phone.locator("h1 + p.muted").evaluate(TEXT_LINES_JS)
+    assert any(uploaded.strftime("%Y-%m-%d %H:%M:%S") in line for line in lines), lines
+    assert horizontal_overflow(phone) == 0, widest_elements(phone)
+
+
 #: what shows a docs index card is a link: its border, shadow and outline, its title's
 #: colour and underline, and the arrow after the title
 CARD_LOOK_JS = """(card) => {
