@@ -111,8 +111,10 @@ def winner_of(tournament: Tournament, rows: list[Row]) -> Winner | None:
 
 
 def progress_line(progress: Progress) -> str:
-    """ "41 of 60 matches played, 2 running, 1 errored" (the parts that are not zero)."""
-    line = f"{progress.finished} of {progress.total} matches played"
+    """ "41 of 60 matches played, 2 running, 1 errored" (the parts that are not
+    zero); "0 of 1 match played" for a tournament of one match."""
+    noun = "match" if progress.total == 1 else "matches"
+    line = f"{progress.finished} of {progress.total} {noun} played"
     for name in ("running", "errored", "cancelled"):
         count = getattr(progress, name)
         if count:

@@ -185,7 +185,7 @@ def test_the_list_puts_running_tournaments_first_and_names_winners(
     ]
     assert [r[2] for r in rows] == ["3", "2", "2"]
     assert rows[0][3] == "4 of 6 matches played, 1 running"
-    assert rows[1][3] == "0 of 1 matches played, 1 cancelled"
+    assert rows[1][3] == "0 of 1 match played, 1 cancelled"
     assert [r[4] for r in rows] == ["—", "cancelled", "opal v1"]
     assert rows[2][1] == "Splendor Duel"
     finished_page = client.get(f"/tournaments/{done.pk}/").content.decode()
