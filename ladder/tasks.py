@@ -443,19 +443,38 @@ def release_matches_of_earlier_run(worker: str, started) -> int:
 def release_lost_matches(lost: dict, reason: str) -> int:
     """Return running matches that match the `lost` filter to the queue; their
     containers and live steps go. The filter is repeated in the conditional
-    update, so a match that moved on meanwhile is left alone."""
+    update, so a match that moved on meanwhile is left alone. A match lost
+    on its MATCH_MAX_ATTEMPTS-th attempt is errored (unrated) instead, as
+    after system faults: one that takes its worker down every time (found
+    by QA at attempt 4 and counting) must not be played for ever."""
     running = Match.objects.filter(status=Match.Status.RUNNING, **lost)
     released = 0
-    for match_id, kind in list(running.values_list("pk", "kind")):
-        if not running.filter(pk=match_id).update(
-            status=Match.Status.QUEUED, claim=None, worker="", error=reason
-        ):
+    for match_id, kind, attempts, tournament in list(
+        running.values_list("pk", "kind", "attempts", "tournament_id")
+    ):
+        last = attempts >= settings.MATCH_MAX_ATTEMPTS
+        if last:
+            error = f"{reason} on each of its {attempts} attempts"
+            done = running.filter(pk=match_id).update(
+                status=Match.Status.ERRORED, claim=None, error=error, finished_at=timezone.now()
+            )
+        else:
+            done = running.filter(pk=match_id).update(
+                status=Match.Status.QUEUED, claim=None, worker="", error=reason
+            )
+        if not done:
             continue
         released += 1
         # its bot containers (if the engine is this worker's; each worker
         # host also runs `python -m sandbox reap` for the rest)
         selftest.discard_match_sandboxes(str(match_id))
         LiveStep.objects.filter(match_id=match_id).delete()
+        if last:
+            log.error("match %s: %s, errored", match_id, error)
+            discard_stray_replays([match_id])
+            finish_tournaments([tournament])
+            give_up_validation([match_id], f"could not be played: {error}")
+            continue
         log.warning("match %s: %s, back to the queue", match_id, reason)
         enqueue(match_id, kind)
     return released

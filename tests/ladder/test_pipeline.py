@@ -913,6 +913,46 @@ def test_the_reaper_waits_as_long_as_a_live_match_may_be_quiet(settings, monkeyp
     assert quiet_for(10 + 60 + 60 + tasks.QUIET_MARGIN_S + 5) == Match.Status.QUEUED
 
 
+def test_a_match_lost_on_its_last_attempt_is_errored_not_played_for_ever(
+    process_sandbox, monkeypatch, settings
+) -> None:
+    """Found by QA: the reaper sent a match back to the queue at any attempt
+    count (#759 at attempt 4). A match that takes its worker down every time
+    now ends errored, unrated, after MATCH_MAX_ATTEMPTS, and a validation
+    match so lost rejects its version without blame."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.MATCH_MAX_ATTEMPTS = 2
+    monkeypatch.setattr(tasks, "reap_sandboxes", lambda *args, **kwargs: [])
+    monkeypatch.setattr(tasks.selftest, "discard_match_sandboxes", lambda tag: None)
+    sent = []
+    monkeypatch.setattr(tasks, "enqueue", lambda match_id, kind, countdown=0: sent.append(match_id))
+    a, b = ladder_bots(2)
+    match = create_match("splendor-duel", [a.active_version, b.active_version])
+    version = add_version(a, "bot.py", RANDOM_BOT)
+    validation = version.validation_matches.order_by("pk").first()
+
+    def lose_the_worker(m) -> Match:
+        assert m.claim_for("w1@test") is not None
+        then = timezone.now() - timedelta(seconds=tasks.stale_after_s() + 5)
+        Match.objects.filter(pk=m.pk).update(heartbeat_at=then)
+        tasks.reap_stale_matches.run()
+        return Match.objects.get(pk=m.pk)
+
+    assert lose_the_worker(match).status == Match.Status.QUEUED  # attempt 1 of 2
+    lost = lose_the_worker(match)
+    assert (lost.status, lost.attempts, lost.rated) == (Match.Status.ERRORED, 2, True)
+    assert lost.error == "worker lost on each of its 2 attempts"
+    assert sent.count(match.pk) == 1 and not RatingHistory.objects.filter(match=lost).exists()
+    lose_the_worker(validation)
+    assert lose_the_worker(validation).status == Match.Status.ERRORED
+    version.refresh_from_db()
+    assert version.status == BotVersion.Status.REJECTED
+    assert "says nothing about your bot" in version.reject_reason
+
+
 def test_sandbox_clean_up_is_limited_to_this_platform(process_sandbox, monkeypatch, settings):
     """Every runner request and clean-up carries this platform's instance id;
     without it (database away) nothing is removed until it can be read."""
