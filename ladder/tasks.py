@@ -364,10 +364,10 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
             status=Match.Status.ERRORED, error=error[:4000], finished_at=timezone.now(), claim=None
         )
         if errored:
-            discard_stray_replays([match_id])
-            finish_tournaments([match.tournament_id])
-            give_up_validation(
-                [match_id], f"could not be played after {match.attempts} attempts ({error[:300]})"
+            errored_aftermath(
+                match_id,
+                match.tournament_id,
+                f"could not be played after {match.attempts} attempts ({error[:300]})",
             )
         return "errored"
     requeued = Match.objects.filter(pk=match_id, claim=claim, status=Match.Status.RUNNING).update(
@@ -377,6 +377,15 @@ def release_after_fault(match_id: int, claim, error: str, count_attempt: bool = 
         delay = RETRY_BACKOFF_S[min(match.attempts, len(RETRY_BACKOFF_S)) - 1]
         enqueue(match_id, match.kind, countdown=delay)
     return "retry"
+
+
+def errored_aftermath(match_id: int, tournament_id: int | None, why: str) -> None:
+    """What follows a match just marked errored: no replay file of an earlier
+    attempt stays, its tournament may be over, and a validation match rejects
+    its version without blame (`why` says what happened)."""
+    discard_stray_replays([match_id])
+    finish_tournaments([tournament_id])
+    give_up_validation([match_id], why)
 
 
 @shared_task(bind=True, ignore_result=True)
@@ -471,9 +480,7 @@ def release_lost_matches(lost: dict, reason: str) -> int:
         LiveStep.objects.filter(match_id=match_id).delete()
         if last:
             log.error("match %s: %s, errored", match_id, error)
-            discard_stray_replays([match_id])
-            finish_tournaments([tournament])
-            give_up_validation([match_id], f"could not be played: {error}")
+            errored_aftermath(match_id, tournament, f"could not be played: {error}")
             continue
         log.warning("match %s: %s, back to the queue", match_id, reason)
         enqueue(match_id, kind)

@@ -26,13 +26,17 @@ from ladder.models import Bot, BotVersion
 from ladder.tokens import TokenError, create_token, list_tokens, revoke_token
 
 
+def status_of(form) -> int:
+    """A form page's status: 429 when a limit refused it (`ladder.throttle`)."""
+    return 429 if throttle.is_throttled(form) else 200
+
+
 class ThrottledStatus:
-    """A form a limit refused answers 429 (`ladder.throttle`)."""
+    """A class view whose refused form answers `status_of` it."""
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
-        if throttle.is_throttled(form):
-            response.status_code = 429
+        response.status_code = status_of(form)
         return response
 
 
@@ -120,8 +124,7 @@ def email(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         messages.success(request, form.save())
         return redirect("account")
-    status = 429 if throttle.is_throttled(form) else 200
-    return render(request, "registration/email_form.html", {"form": form}, status=status)
+    return render(request, "registration/email_form.html", {"form": form}, status=status_of(form))
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -133,8 +136,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
         return redirect("upload")
-    status = 429 if throttle.is_throttled(form) else 200
-    return render(request, "registration/signup.html", {"form": form}, status=status)
+    return render(request, "registration/signup.html", {"form": form}, status=status_of(form))
 
 
 @login_required
