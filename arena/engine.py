@@ -236,6 +236,16 @@ class GameDef(ABC):
     def new(self, seats: int, seed: int, options: Mapping[str, Any] | None = None) -> GameState:
         """A fresh game. Must call check_seats and validate_options."""
 
+    def first_to_act(
+        self, seats: int, seed: int, options: Mapping[str, Any] | None = None
+    ) -> int | None:
+        """The seat that makes the first move of a game with this seed and
+        these options, or None when several seats choose at once. The seed
+        may draw it (Splendor Duel's `first_seat: random`), so it is not
+        always seat 0; the ladder's fit credits its first-move term to it."""
+        acting = self.new(seats, seed, options).to_act()
+        return acting[0] if len(acting) == 1 else None
+
     @abstractmethod
     def restore(self, snapshot: Mapping[str, Any]) -> GameState:
         """The state a snapshot was taken from (SnapshotError when it can't)."""

@@ -32,22 +32,31 @@ from ladder.ratings.fit import fit_ratings
 from ladder.ratings.results import MatchResult
 
 
-def rated_results(game: str) -> tuple[list[int], list[MatchResult]]:
-    """Match ids and results of every rated, finished match, in rating order."""
+def rated_results(game: str, mover_first: bool = False) -> tuple[list[int], list[MatchResult]]:
+    """Match ids and results of every rated, finished match, in rating order.
+
+    Each result lists the bots in seat order; with `mover_first` it starts
+    at the seat that moved first (`Match.first_mover`, turned like a table),
+    which is what the fit's first-move term is credited to. Splendor Duel's
+    seed draws who moves first, so seat 0 is not that seat in half the
+    matches."""
     rows = (
         MatchSeat.objects.filter(match__game=game, match__rating_seq__isnull=False)
         .order_by("match__rating_seq", "seat")
-        .values_list("match_id", "version__bot_id", "rank")
+        .values_list("match_id", "version__bot_id", "rank", "match__first_mover")
     )
     order: list[int] = []
     seats: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for match_id, bot_id, rank in rows.iterator(chunk_size=20000):
+    first: dict[int, int] = {}
+    for match_id, bot_id, rank, mover in rows.iterator(chunk_size=20000):
         if match_id not in seats:
             order.append(match_id)
+            first[match_id] = mover if mover_first and mover is not None else 0
         seats[match_id].append((bot_id, rank))
-    results = [
-        MatchResult(tuple(b for b, _ in seats[m]), tuple(r for _, r in seats[m])) for m in order
-    ]
+    results = []
+    for m in order:
+        turned = seats[m][first[m] :] + seats[m][: first[m]]
+        results.append(MatchResult(tuple(b for b, _ in turned), tuple(r for _, r in turned)))
     return order, results
 
 
@@ -75,7 +84,7 @@ def rated_pair_games(game: str) -> dict[tuple[int, int], int]:
 def refit(game: str) -> int:
     """Refit the leaderboard of one game; returns the number of matches used."""
     started = time.monotonic()
-    _, results = rated_results(game)
+    _, results = rated_results(game, mover_first=True)
     fit = fit_ratings(results)
     rows = fit.by_bot()
     now = timezone.now()

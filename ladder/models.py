@@ -509,6 +509,10 @@ class Match(models.Model):
     reason = models.CharField(max_length=200, blank=True)  # the outcome's reason
     error = models.TextField(blank=True)  # the last system fault
     steps = models.PositiveIntegerField(default=0)
+    #: the seat that made the first move, set with the result (the seed may
+    #: draw it); None while unplayed or when several seats choose at once.
+    #: The leaderboard's fit credits its first-move term to this seat.
+    first_mover = models.PositiveSmallIntegerField(null=True, blank=True)
     #: position in the order results were applied to ratings (rated matches only)
     rating_seq = models.PositiveBigIntegerField(null=True, blank=True, unique=True)
     #: the version a validation match tests

@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from arena import MatchResult as RunnerResult
-from arena import ReplayError, replay_from_bytes, replay_to_bytes
+from arena import ReplayError, get_game, replay_from_bytes, replay_to_bytes
 from ladder import notify
 from ladder.models import (
     Bot,
@@ -164,6 +164,9 @@ def _record(match_id: int, claim: uuid.UUID, result: RunnerResult, name: str) ->
         match.finished_at = timezone.now()
         match.reason = storable(result.outcome.reason[:200])
         match.steps = len(result.replay.get("steps", []))
+        match.first_mover = get_game(match.game).first_to_act(
+            match.seat_count, match.seed, match.options
+        )
         match.error = ""
         if match.rated and match.kind == Match.Kind.LADDER:
             apply_ratings(match, seats)

@@ -1,7 +1,8 @@
 """Numeric kernels of the Plackett–Luce posterior (numpy, vectorised per seat count).
 
 Parameters x = (θ_1 … θ_K[, a]) in natural-log units (θ = R·ln10/400); a is the
-first-seat advantage, added to the strength of whoever sits in seat 0. A
+first-seat advantage, added to the strength of the result's first bot (the
+first mover). A
 finishing order o_1 … o_n with strengths e has the negative log-likelihood
 
     Σ_{t=1}^{n−1} [ log Σ_{s≥t} exp e_{o_s} − e_{o_t} ]

@@ -11,8 +11,10 @@ Bradley–Terry for 2 seats, its multiplayer form Plackett–Luce for 3–5 seat
   at the pool mean (θ = 0 before centring), as BayesElo does, so a bot with
   only wins or only losses still gets a finite rating. Two draws act like a
   normal prior with SD ≈ 245 Elo near the mean, but with logistic tails.
-* First-seat advantage: when every match has 2 seats (Splendor Duel) a term a
-  is added to the strength of seat 0 and fitted too, with a N(0, 200²) Elo prior.
+* First-move advantage: when every match has 2 seats (Splendor Duel) a term a
+  is added to the strength of the bot listed first in each result (the one
+  that moved first, see `results.py`) and fitted too, with a N(0, 200²) Elo
+  prior. (The code calls it the first-seat term: first in turn order.)
 * Solver: damped Newton with the analytic Hessian; it converges in a handful
   of steps. The Hessian is dense, so memory grows as bots² (fine to ~5 000 bots).
 * Scale anchor: the ratings are shifted so that their mean is exactly `anchor`
@@ -71,7 +73,8 @@ class BotFit:
 @dataclass(frozen=True)
 class Fit:
     leaderboard: tuple[BotFit, ...]  # best first
-    #: Elo added to seat 0 (None when not fitted) and its 95 % half-width.
+    #: Elo added to the bot listed first, the first mover (None when not
+    #: fitted), and its 95 % half-width.
     first_seat_advantage: float | None
     first_seat_advantage_half_width: float | None
     matches: int

@@ -1,9 +1,11 @@
 """Plain-data match results, the input of both rating paths.
 
-A result names the bots in seat order (seat 0 moves first) and each seat's
-finishing rank: 1 is best, equal ranks are a tie, only the order of the ranks
-matters (1, 1, 3 and 1, 1, 2 mean the same). Forfeits are the caller's
-business: a forfeiting seat simply gets the worst rank.
+A result names the bots in turn order, the one that moved first first (the
+fit's first-move term is credited to it; the ladder turns each match's seats
+so that its first mover leads), and each one's finishing rank: 1 is best,
+equal ranks are a tie, only the order of the ranks matters (1, 1, 3 and
+1, 1, 2 mean the same). Forfeits are the caller's business: a forfeiting seat
+simply gets the worst rank.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ Z95 = 1.959963984540054
 
 @dataclass(frozen=True)
 class MatchResult:
-    """One rated match: bots in seat order and their finishing ranks."""
+    """One rated match: bots in turn order (first mover first) and their finishing ranks."""
 
     bot_ids: tuple[BotId, ...]
     ranks: tuple[int, ...]

@@ -37,7 +37,7 @@ class SimConfig:
     seats: int = 2
     bots: int = 32
     spread: float = 200.0  # SD of the true ratings, Elo
-    first_seat_advantage: float = 0.0  # true Elo bonus of seat 0
+    first_seat_advantage: float = 0.0  # true Elo bonus of seat 0, the first mover here
     checkpoints: tuple[int, ...] = (10, 20, 30, 40, 100)
     games_per_batch: float = 1.0  # games per bot between refits
     #: pairing sees the true ratings instead of the fitted ones (a what-if bound).
@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> None:
         "--first-seat-advantage",
         type=float,
         default=0.0,
-        help="true Elo bonus of seat 0 (default 0)",
+        help="true Elo bonus of moving first; seat 0 moves first here (default 0)",
     )
     add(
         "--prior-draws",

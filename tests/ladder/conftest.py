@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from tests.conftest import TEST_QUEUE, WORKER_MARK
 
@@ -203,3 +204,22 @@ def wait_for(predicate, timeout_s: float, what: str, interval_s: float = 0.25) -
             return
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+@contextmanager
+def migrating():
+    """`to(target)` moves the test database to `target` (a list of (app,
+    migration)) and gives the models as of then; the newest state comes back
+    at the end, whatever happened."""
+    executor = MigrationExecutor(connection)
+
+    def to(target):
+        executor.loader.build_graph()
+        executor.migrate(target)
+        return executor.loader.project_state(target).apps
+
+    try:
+        yield to
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -6,11 +6,9 @@ between two uploads at the same moment."""
 from __future__ import annotations
 
 import io
-from contextlib import contextmanager
 
 import pytest
 from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.loader import MigrationLoader
 
 from ladder import bots as bot_service
@@ -23,6 +21,7 @@ from ladder.bots import (
     rename_bot,
 )
 from ladder.models import Bot
+from tests.ladder.conftest import migrating
 
 GAME = "splendor-duel"
 
@@ -267,25 +266,6 @@ def test_a_rename_that_loses_the_race_is_a_name_error(alice, bob, monkeypatch) -
         assert Bot.objects.get(pk=bot.pk).name == "first-name"  # the transaction works
     assert bot.name == "first-name"
     assert calls == ["new-name", "new-name"]
-
-
-@contextmanager
-def migrating():
-    """`to(target)` moves the test database to `target` (a list of (app,
-    migration)) and gives the models as of then; the newest state comes back
-    at the end, whatever happened."""
-    executor = MigrationExecutor(connection)
-
-    def to(target):
-        executor.loader.build_graph()
-        executor.migrate(target)
-        return executor.loader.project_state(target).apps
-
-    try:
-        yield to
-    finally:
-        executor.loader.build_graph()
-        executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 @pytest.mark.django_db(transaction=True)

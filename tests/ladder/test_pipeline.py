@@ -763,6 +763,11 @@ def test_recompute_and_pair_counts_match_the_stored_results(process_sandbox, set
     unrated = create_match("splendor-duel", [b.active_version for b in duel[:2]], rated=False)
     run_queued(Match.Kind.LADDER)
     assert Match.objects.get(pk=unrated.pk).status == "finished"
+    # each result stores who moved first, as the engine set the game up
+    for match in Match.objects.filter(status="finished"):
+        expected = get_game(match.game).first_to_act(match.seat_count, match.seed, match.options)
+        assert match.first_mover == expected
+        assert (expected is None) == (match.game == "edel-stein-reich")
     for game in ("splendor-duel", "edel-stein-reich"):
         report = recompute_elo(game, write=False)
         assert report.matches > 0

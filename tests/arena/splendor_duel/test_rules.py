@@ -106,6 +106,9 @@ def test_s2_decks_tokens_and_first_player_are_drawn_from_the_seed() -> None:
     assert firsts == {0, 1}  # §2.4: chosen at random
     for v in views:  # the other seat holds the privilege
         assert v["players"][1 - v["first_seat"]]["privileges"] == 1
+    # what the ladder stores as a match's first mover (Match.first_mover)
+    assert [GAME.first_to_act(2, seed) for seed in range(1, 9)] == [v["first_seat"] for v in views]
+    assert {GAME.first_to_act(2, seed, {"first_seat": 1}) for seed in range(1, 9)} == {1}
 
 
 # -- §3 turn structure -----------------------------------------------------------
