@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import forms as auth_forms
 from django.contrib.auth.forms import UserCreationForm
 from django.db import IntegrityError, transaction
 
 from arena import all_games
-from ladder import throttle
+from ladder import email_change, throttle
 from ladder.bots import BOT_NAME_PATTERN, BOT_NAME_RULE
 from ladder.models import Bot, Counter, MailSettings
 
@@ -75,15 +76,25 @@ class UploadForm(forms.Form):
 #: what an account's email address is for, on the sign-up and email forms
 EMAIL_HELP = (
     "Optional; only the site's administrators see it. It lets you set a new "
-    "password if you forget yours."
+    "password if you forget yours. A new address is used once you open the "
+    "link mailed to it."
 )
 
 
 class SignupForm(UserCreationForm):
+    """A new account. Its email address, if given, is only mailed a link
+    (`ladder.email_change`, once the account is made); a site that sends no
+    mail cannot confirm one and does not ask for it."""
+
     email = forms.EmailField(required=False, help_text=EMAIL_HELP)
 
     class Meta(UserCreationForm.Meta):
-        fields = ("username", "email")
+        fields = ("username", "email")  # the email for the password validators' sake
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if not settings.SENDS_EMAIL:
+            del self.fields["email"]
 
     def save_unique(self, address: str):
         """Store the new user, or None with an error added: the username's when
@@ -94,6 +105,7 @@ class SignupForm(UserCreationForm):
         cannot both pass the checks; the password is hashed before the lock
         is taken, so the lock is held only for the insert."""
         user = self.save(commit=False)  # hashes the password
+        user.email = ""  # until its owner opens the link mailed to it
         User = type(user)
         taken = user.unique_error_message(User, ["username"])
         try:
@@ -128,8 +140,9 @@ class PasswordChangeForm(auth_forms.PasswordChangeForm):
 
 
 class EmailForm(forms.Form):
-    """An account's email address, set, changed or removed, and whether to mail
-    it the news of the user's bots (`ladder.notify`); with the current password."""
+    """An account's email address, set or changed (by a link mailed to the new
+    one, `ladder.email_change`) or removed (at once), and whether to mail it
+    the news of the user's bots (`ladder.notify`); with the current password."""
 
     email = forms.EmailField(required=False, label="Email address", help_text=EMAIL_HELP)
     bot_news = forms.BooleanField(
@@ -150,6 +163,20 @@ class EmailForm(forms.Form):
         self.user = user
         self.request = request
 
+    def changes_address(self) -> bool:
+        """Whether the form asks for a new address (one to confirm), not the same or none."""
+        email = self.cleaned_data.get("email")
+        return bool(email) and email != self.user.email
+
+    def clean_email(self):
+        email = self.cleaned_data["email"]
+        if email and email != self.user.email and not settings.SENDS_EMAIL:
+            raise forms.ValidationError(
+                "this site sends no mail, so a new address cannot be confirmed; ask its "
+                "operators, or leave the field empty to remove the address"
+            )
+        return email
+
     def clean_password(self):
         raw = self.cleaned_data["password"]
         throttle.check_current_password(self.user, raw, self.request)
@@ -159,22 +186,38 @@ class EmailForm(forms.Form):
         data = super().clean()
         if data.get("bot_news") and not data.get("email") and "email" not in self.errors:
             self.add_error("bot_news", "give an email address to be mailed at")
+        if not self.errors and self.changes_address():
+            refusal = throttle.link_mail_refusal(throttle.client_address(self.request))
+            if refusal:
+                self.add_error(None, forms.ValidationError(refusal, code=throttle.THROTTLED))
         return data
 
-    def save(self) -> str:
-        """Store the address and the choice; what the account page says about them."""
+    def save(self) -> tuple[int, str]:
+        """Store the choice, and remove the address or mail a link to the new one;
+        the level and text of what the account page says about them."""
         email, news = self.cleaned_data["email"], self.cleaned_data["bot_news"]
         with transaction.atomic():
-            self.user.email = email
-            self.user.save(update_fields=["email"])
             MailSettings.objects.update_or_create(user=self.user, defaults={"bot_news": news})
-        if not email:
-            return (
-                "Your email address is removed: a forgotten password can no longer be "
-                "reset by mail."
+            if not email:
+                self.user.email = ""
+                self.user.save(update_fields=["email"])
+                return messages.SUCCESS, (
+                    "Your email address is removed: a forgotten password can no longer be "
+                    "reset by mail."
+                )
+        if not self.changes_address():
+            then = " You will be mailed when a bot of yours is paused or an upload rejected."
+            return messages.SUCCESS, (
+                f"{email} is your email address already: nothing was mailed.{then if news else ''}"
             )
-        then = " You will be mailed when a bot of yours is paused or an upload rejected."
-        return f"Your email address is now {email}.{then if news else ''}"
+        level, text = email_change.request_change(self.request, self.user, email)
+        if news:
+            text += (
+                f" Bot news goes to {self.user.email} until the new address is confirmed."
+                if self.user.email
+                else " Bot news will go to the new address once it is confirmed."
+            )
+        return level, text
 
 
 class TokenForm(forms.Form):

@@ -8,8 +8,9 @@
   cannot lock the owner of an account out from elsewhere. A successful
   sign-in forgets that address's failures for that name.
 * Sign-up: at most SIGNUPS_PER_ADDRESS_PER_HOUR accounts from one address.
-* Password reset: at most PASSWORD_RESETS_PER_ADDRESS_PER_HOUR requests from
-  one address, and one mail an hour to any one email address.
+* Mails with a link (a password reset, a new email address to confirm): at
+  most PASSWORD_RESETS_PER_ADDRESS_PER_HOUR requests from one address, and
+  one mail an hour to any one email address, the two kinds counted together.
 * The current password asked again by the password-change and email forms
   counts as a sign-in (`check_current_password`): a borrowed session cannot
   be used to guess it.
@@ -168,27 +169,31 @@ def signed_up(address: str) -> None:
     AuthAttempt.objects.create(kind=AuthAttempt.Kind.SIGNUP, address=address)
 
 
-def password_reset_refusal(address: str) -> str:
-    """Why `address` may not ask for another password reset now ("" if it may)."""
+def link_mail_refusal(address: str) -> str:
+    """Why `address` may not have the site mail another link now: a password
+    reset or a new email address to confirm (`ladder.email_change`); "" if it may."""
     return _hourly_refusal(
         AuthAttempt.Kind.PASSWORD_RESET,
         address,
         settings.PASSWORD_RESETS_PER_ADDRESS_PER_HOUR,
-        "password resets were asked for",
+        "password resets or new addresses to confirm were asked for",
     )
 
 
-def password_reset_mail_due(address: str, email: str) -> bool:
-    """Record a reset asked from `address` for `email`; whether a mail may go
-    to that email address: one an hour at most, so nobody can flood an inbox
-    from many addresses. (The page says the same either way.)"""
+def link_mail_due(address: str, email: str) -> AuthAttempt | None:
+    """Record a link mail asked from `address` for `email`; the record if the
+    mail may go to that email address, None if not: one an hour at most, so
+    nobody can flood an inbox from many addresses. Deleting the record (the
+    mail server failed) forgets the request."""
     email = email.lower()
     since = timezone.now() - timedelta(hours=1)
     sent_lately = AuthAttempt.objects.filter(
         kind=AuthAttempt.Kind.PASSWORD_RESET, account=email, at__gt=since
     ).exists()
-    AuthAttempt.objects.create(kind=AuthAttempt.Kind.PASSWORD_RESET, address=address, account=email)
-    return not sent_lately
+    record = AuthAttempt.objects.create(
+        kind=AuthAttempt.Kind.PASSWORD_RESET, address=address, account=email
+    )
+    return None if sent_lately else record
 
 
 def password_was_reset(user) -> None:

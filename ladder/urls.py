@@ -97,6 +97,11 @@ urlpatterns = [
         name="password_reset_complete",
     ),
     path("accounts/email/", views_account.email, name="email"),
+    path(
+        "accounts/email/confirm/<str:token>/",
+        views_account.email_confirm,
+        name="email_confirm",
+    ),
     path("accounts/", views_account.account, name="account"),
     path("accounts/tokens/", views_account.tokens, name="tokens"),
     path(

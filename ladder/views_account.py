@@ -1,6 +1,7 @@
 """Accounts: sign-up and log-in (both limited per address, ladder/throttle.py),
-log-out, the account page, password change and reset, the email address, API
-tokens, taking a bot of yours off the ladder and back. Password pages are
+log-out, the account page, password change and reset, the email address and
+the page of the link that confirms a new one, API tokens, taking a bot of
+yours off the ladder and back. Password pages are
 Django's views with our forms and templates."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.views.decorators.http import require_POST
 
-from ladder import throttle
+from ladder import email_change, throttle
 from ladder.bots import set_withdrawn
 from ladder.forms import EmailForm, PasswordChangeForm, SignupForm, TokenForm
 from ladder.models import Bot, BotVersion
@@ -97,11 +98,11 @@ class PasswordResetView(ThrottledStatus, auth_views.PasswordResetView):
 
     def form_valid(self, form):
         address = throttle.client_address(self.request)
-        refusal = throttle.password_reset_refusal(address)
+        refusal = throttle.link_mail_refusal(address)
         if refusal:
             form.add_error(None, forms.ValidationError(refusal, code=throttle.THROTTLED))
             return self.form_invalid(form)
-        if throttle.password_reset_mail_due(address, form.cleaned_data["email"]):
+        if throttle.link_mail_due(address, form.cleaned_data["email"]) is not None:
             return super().form_valid(form)  # sends the mail, if an account has the address
         return redirect(self.success_url)
 
@@ -122,9 +123,27 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
 def email(request: HttpRequest) -> HttpResponse:
     form = EmailForm(request.user, request.POST or None, request=request)
     if request.method == "POST" and form.is_valid():
-        messages.success(request, form.save())
+        messages.add_message(request, *form.save())
         return redirect("account")
-    return render(request, "registration/email_form.html", {"form": form}, status=status_of(form))
+    ctx = {"form": form, "pending": email_change.pending(request)}
+    return render(request, "registration/email_form.html", ctx, status=status_of(form))
+
+
+@login_required
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The page of a link mailed to a new address: what it will do and a
+    button, so that a mail program or scanner that opens links changes nothing;
+    the button's POST makes the address the account's. Only the account's
+    owner, signed in, may (`ladder.email_change`)."""
+    found = email_change.check(token, request.user)
+    if found.problem:
+        ctx = {"problem": found.problem}
+        return render(request, "registration/email_confirm.html", ctx, status=400)
+    if request.method == "POST":
+        email_change.confirm(request, found.email)
+        messages.success(request, f"Your email address is now {found.email}.")
+        return redirect("account")
+    return render(request, "registration/email_confirm.html", {"email": found.email})
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -135,6 +154,10 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and (user := form.save_unique(address)):
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}. Upload your first bot below.")
+        if form.cleaned_data.get("email"):
+            messages.add_message(
+                request, *email_change.request_change(request, user, form.cleaned_data["email"])
+            )
         return redirect("upload")
     return render(request, "registration/signup.html", {"form": form}, status=status_of(form))
 

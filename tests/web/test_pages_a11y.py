@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from ladder.bots import add_version
+from ladder.email_change import make_token
 from ladder.models import Match, Rating
 from ladder.tokens import create_token
 from ladder.tournaments import create_tournament
@@ -61,6 +62,7 @@ def site(client: Client, alice, bob):
             "/accounts/challenges/",
             "/accounts/password/",
             "/accounts/email/",
+            f"/accounts/email/confirm/{make_token(alice, 'new@example.org')}/",
             "/upload/",
             "/docs/",
             "/docs/faq/",
