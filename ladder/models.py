@@ -327,7 +327,8 @@ class RefusedUpload(models.Model):
 
 
 class AuthAttempt(models.Model):
-    """A failed sign-in, a sign-up or a password reset asked for, kept only while a limit of
+    """A failed sign-in, a sign-up or a link mail asked for (a password reset or
+    a new address to confirm), kept only while a limit of
     `ladder.throttle` may count it (the hourly `prune_records` deletes older
     ones). Deleting a row lifts what it counted: the admin's way to let
     somebody in again at once."""
@@ -335,13 +336,14 @@ class AuthAttempt(models.Model):
     class Kind(models.TextChoices):
         LOGIN_FAILURE = "login-failure", "failed sign-in"
         SIGNUP = "signup", "sign-up"
-        PASSWORD_RESET = "password-reset", "password reset asked"
+        #: the value predates confirmation links, which count here too
+        PASSWORD_RESET = "password-reset", "link mail asked (password reset or new address)"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     #: the client's address as `ladder.throttle.client_address` found it
     address = models.CharField(max_length=45)
     #: the user name tried, in lower case ("" for a sign-up; the email
-    #: address asked for, in lower case, for a password reset)
+    #: address mailed, in lower case, for a link mail)
     account = models.CharField(max_length=254, blank=True)
     at = models.DateTimeField(default=timezone.now)
 
