@@ -15,7 +15,22 @@ import pytest
 
 from arena.engine import IllegalAction, MalformedAction
 from arena.games.splendor_duel import GAME
-from arena.games.splendor_duel.board import CELL_NAMES, SPIRAL
+from arena.games.splendor_duel.board import CELL_NAMES, SEGMENTS, SPIRAL
+from arena.games.splendor_duel.cards import (
+    CARD_ABILITIES,
+    CARD_BONUS,
+    CARD_COLOUR,
+    CARD_COST,
+    CARD_CROWNS,
+    CARD_INDEX,
+    CARD_IS_JOKER,
+    CARD_LEVEL,
+    CARD_POINTS,
+    ROYAL_ABILITIES,
+    ROYAL_INDEX,
+    ROYAL_POINTS,
+    TOKEN_NAMES,
+)
 from arena.games.splendor_duel.loader import DATA
 from tests.arena.splendor_duel.helpers import (
     act,
@@ -70,6 +85,29 @@ def test_s1_card_data_is_the_audited_table() -> None:
         "take_privilege": 5,
     }
     assert DATA["tokens"] == SUPPLY and DATA["privileges"] == 3
+
+
+def test_s1_the_engine_tables_hold_every_printed_field_of_every_card() -> None:
+    """What the rules read (cards.py) is what the data file prints, card by card."""
+    for card in DATA["jewel_cards"]:
+        n = CARD_INDEX[card["id"]]
+        assert CARD_LEVEL[n] == card["level"]
+        assert CARD_COST[n] == tuple(card["cost"])  # white, blue, green, red, black, pearl
+        assert (CARD_POINTS[n], CARD_CROWNS[n]) == (card["points"], card["crowns"])
+        assert CARD_ABILITIES[n] == tuple(card["abilities"])
+        assert CARD_IS_JOKER[n] == (card["kind"] == "joker")
+        if card["kind"] == "gem":
+            assert TOKEN_NAMES[CARD_COLOUR[n]] == card["bonus_color"]
+            assert CARD_BONUS[n] == card["bonus_count"]
+        else:  # copy-colour cards give 1 bonus of a chosen colour, points-only cards none
+            assert CARD_COLOUR[n] == -1
+            assert CARD_BONUS[n] == (1 if card["kind"] == "joker" else 0)
+    for royal in DATA["royal_cards"]:
+        r = ROYAL_INDEX[royal["id"]]
+        assert (ROYAL_POINTS[r], ROYAL_ABILITIES[r]) == (royal["points"], tuple(royal["abilities"]))
+    # the two costs that other implementations print wrongly (shared cards.json, cross_check)
+    assert CARD_COST[CARD_INDEX["L1-27"]] == (4, 0, 0, 0, 0, 1)
+    assert CARD_COST[CARD_INDEX["L1-13"]] == (0, 0, 0, 2, 2, 1)
 
 
 def test_s1_spiral_starts_at_the_centre_and_turns_clockwise() -> None:
@@ -129,6 +167,19 @@ def test_s3_privileges_then_replenish_then_one_mandatory_action() -> None:
     assert hand_of(s, 0) == {"white": 1, "black": 1, "green": 2, "blue": 1}
 
 
+def test_s3_nothing_optional_after_the_mandatory_action() -> None:
+    # L1-04 (white, matching token) costs 2 red, 2 black: paying fills the bag
+    s = scenario(
+        pyramid=["L1-04"],
+        board=board_rows("w....", ".....", ".....", ".....", "....."),
+        hands={0: "r2 k2"},
+        privileges=(1, 0),
+    )
+    assert {"priv", "replenish"} <= kinds(s.legal_actions(0))
+    act(s, "buy L1-04")
+    assert s.legal_actions(0) == ["match a1"]  # the privilege and the bag are still there
+
+
 # -- §4, §5 privileges -------------------------------------------------------------
 def test_s5_a_privilege_takes_any_non_gold_token_and_may_be_repeated() -> None:
     s = scenario(
@@ -148,6 +199,16 @@ def test_s5_a_privilege_takes_any_non_gold_token_and_may_be_repeated() -> None:
 def test_s5_no_privilege_is_offered_without_one() -> None:
     s = scenario(board=board_rows("w....", ".....", ".....", ".....", "....."), privileges=(0, 1))
     assert "priv" not in kinds(s.legal_actions(0))
+
+
+def test_s5_a_board_of_gold_offers_no_privilege() -> None:
+    s = scenario(
+        board=board_rows("y....", ".....", "....y", ".....", "....."),
+        pyramid=["L1-02"],
+        hands={0: "b3"},
+        privileges=(1, 0),
+    )
+    assert kinds(s.legal_actions(0)) == {"buy", "replenish", "reserve"}
 
 
 def test_s74_forced_replenish_is_decided_after_privileges_are_spent() -> None:
@@ -219,6 +280,10 @@ def test_s71_a_square_gives_rows_columns_and_diagonal_pairs_but_no_bent_triple()
         s.apply(0, "take a1 a2 b2")
 
 
+def test_s71_the_board_has_145_segments() -> None:
+    assert Counter(len(segment) for segment in SEGMENTS) == {1: 25, 2: 72, 3: 48}
+
+
 def test_s71_two_pearls_alone_give_the_opponent_a_privilege() -> None:
     s = scenario(board=board_rows("pp...", ".....", ".....", ".....", "....."))
     act(s, "take a1 b1")
@@ -232,6 +297,28 @@ def test_s71_three_of_a_colour_on_a_diagonal_give_a_privilege_mixed_do_not() -> 
     s = scenario(board=board_rows("rrk..", ".....", ".....", ".....", "....."))
     act(s, "take a1 b1 c1")
     assert privileges_of(s) == [0, 1]
+
+
+def test_s71_both_pearls_with_a_gem_between_them_give_a_privilege() -> None:
+    s = scenario(board=board_rows("pwp..", ".....", ".....", ".....", "....."))
+    act(s, "take a1 b1 c1")
+    assert privileges_of(s) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("row", "actions", "after"),
+    [
+        ("pwp..", ("priv a1", "take b1 c1"), [0, 1]),  # both pearls this turn, one by the take
+        ("rrrr.", ("priv a1", "take b1 c1"), [0, 1]),  # three reds this turn, two by the take
+        ("rrrr.", ("priv a1", "take b1 c1 d1"), [0, 2]),  # three reds by the take itself
+    ],
+)
+def test_s71_only_the_tokens_of_the_take_itself_count(
+    row: str, actions: tuple[str, ...], after: list[int]
+) -> None:
+    s = scenario(board=board_rows(row, ".....", ".....", ".....", "....."), privileges=(1, 1))
+    act(s, *actions)
+    assert privileges_of(s) == after
 
 
 def test_s4_privilege_owed_for_a_take_comes_from_the_taker_when_the_supply_is_empty() -> None:
@@ -275,3 +362,22 @@ def test_s72_reserving_is_allowed_with_ten_tokens_then_one_is_discarded() -> Non
     assert s.spectator_view()["phase"] == "discard" and s.to_act() == [0]
     act(s, "discard white")
     assert s.to_act() == [1] and sum(hand_of(s, 0).values()) == 10
+
+
+def test_s72_reserved_cards_give_nothing_until_bought() -> None:
+    # L1-06: a blue bonus, L1-07: a crown, L3-13: 6 points; L1-02 costs 3 blue
+    s = scenario(pyramid=["L1-02"], reserved={0: ["L1-06", "L1-07", "L3-13"]}, hands={0: "b2"})
+    me = s.spectator_view()["players"][0]
+    assert (me["prestige"], me["crowns"], me["bonus"]["blue"]) == (0, 0, 0)
+    assert not [a for a in s.legal_actions(0) if a.startswith("buy L1-02")]
+
+
+def test_s72_buying_a_reserved_card_frees_its_place() -> None:
+    s = scenario(
+        board=board_rows("y.w..", ".....", ".....", ".....", "....."),
+        reserved={0: ["L1-02", "L1-07", "L1-12"]},
+        hands={0: "b3"},
+    )
+    assert "reserve" not in kinds(s.legal_actions(0))
+    act(s, "buy L1-02", "take c1")  # seat 0 buys from its reserve, seat 1 takes the white
+    assert "reserve a1 deck1" in s.legal_actions(0)
