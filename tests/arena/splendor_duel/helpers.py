@@ -77,12 +77,17 @@ def scenario(
     blind: Iterable[str] = (),
     pyramid: Iterable[str] = (),
     empty_decks: Iterable[int] = (),
+    deck_sizes: Mapping[int, int] | None = None,
     privileges: tuple[int, int] = (0, 1),
     royals: Mapping[int, Iterable[str]] | None = None,
     options: Mapping[str, Any] | None = None,
     **fields: Any,
 ) -> SplendorDuelState:
-    """A position where seat `active` starts a turn (override `phase` etc. in fields)."""
+    """A position where seat `active` starts a turn (override `phase` etc. in fields).
+
+    `empty_decks` empties decks; `deck_sizes` ({level: n}) keeps only the top n
+    cards of a deck. The cards taken out go to the other seat's cards.
+    """
     state = GAME.new(2, seed, {"first_seat": active, **(options or {})})
     snap = copy.deepcopy(state.snapshot())
     if board is not None:
@@ -113,9 +118,11 @@ def scenario(
                 {"card": card, "level": _level(card), "blind": card in blind}
             )
     dump = snap["players"][1 - active]  # emptied decks go to the other seat's cards
-    for level in empty_decks:
-        dump["cards"].extend(snap["decks"][level - 1])
-        snap["decks"][level - 1] = []
+    sizes = {**dict.fromkeys(empty_decks, 0), **(deck_sizes or {})}
+    for level, size in sizes.items():
+        deck = snap["decks"][level - 1]
+        dump["cards"].extend(deck[: len(deck) - size])
+        snap["decks"][level - 1] = deck[len(deck) - size :]
     for seat, ids in (royals or {}).items():
         snap["players"][seat]["royals"] = list(ids)
         snap["royals"] = [r for r in snap["royals"] if r not in ids]
@@ -126,7 +133,7 @@ def scenario(
     # cards taken out of the pyramid leave holes; fill them from the decks
     for level, row in enumerate(snap["pyramid"]):
         for i, c in enumerate(row):
-            if c is None and snap["decks"][level] and level + 1 not in set(empty_decks):
+            if c is None and snap["decks"][level] and level + 1 not in sizes:
                 row[i] = snap["decks"][level].pop()
     return GAME.restore(snap)
 

@@ -322,17 +322,6 @@ def test_row22_card_ability_before_royal_card_and_royal_play_again() -> None:
     assert s.to_act() == [0] and s.observation(0)["phase"] == "main"  # play again
 
 
-def test_pyramid_is_refilled_at_the_end_of_the_turn() -> None:
-    whites = board_rows("w....", ".....", ".....", ".....", ".....")
-    s = scenario(pyramid=["L1-04"], hands={0: "r2 k2"}, board=whites)
-    act(s, "buy L1-04")
-    assert s.spectator_view()["pyramid"][0][0] is None  # still empty while choosing
-    deck_before = s.spectator_view()["deck_sizes"][0]
-    act(s, "match a1")
-    assert s.spectator_view()["pyramid"][0][0] is not None
-    assert s.spectator_view()["deck_sizes"][0] == deck_before - 1
-
-
 def test_row23_the_step_cap_ends_the_game_ranked_by_prestige_then_crowns() -> None:
     s = scenario(cards={0: ["L1-05"]}, options={"step_cap": 1})
     act(s, next(a for a in s.legal_actions(0) if a.startswith("take")))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.engine import IllegalAction
+from arena.engine import IllegalAction, MalformedAction
 from tests.arena.splendor_duel.helpers import (
     act,
     board_rows,
@@ -72,6 +72,23 @@ def test_s73_the_opponents_reserved_card_cannot_be_bought() -> None:
     assert buys(s, "L1-07") == []
     with pytest.raises(IllegalAction):
         s.apply(0, "buy L1-07")
+
+
+def test_s73_a_reserved_copy_card_also_needs_a_gem_card() -> None:
+    # L1-26 costs 4 black, 1 pearl; L1-28 is a points-only card, L1-01 a white card
+    common = {"reserved": {0: ["L1-26"]}, "hands": {0: "k4 p1"}}
+    assert buys(scenario(**common), "L1-26") == []
+    assert buys(scenario(cards={0: ["L1-28"]}, **common), "L1-26") == []
+    assert buys(scenario(cards={0: ["L1-01"]}, **common), "L1-26") == ["buy L1-26"]
+
+
+def test_s73_gold_pays_only_the_price_and_at_most_what_is_held() -> None:
+    s = scenario(pyramid=["L1-02"], hands={0: "b3 y2"})  # L1-02 costs 3 blue
+    for bad in ("buy L1-02 gold=b3", "buy L1-02 gold=w1", "buy L1-02 gold=b1,p1"):
+        with pytest.raises(IllegalAction):  # more gold than held; white, pearl not in the price
+            s.apply(0, bad)
+    with pytest.raises(MalformedAction):  # 3 gold exist in the game
+        s.apply(0, "buy L1-02 gold=b2,p2")
 
 
 # -- §8.1 card abilities -------------------------------------------------------------
@@ -153,6 +170,47 @@ def test_s83_no_royal_card_between_the_thresholds() -> None:
     assert s.to_act() == [1]
 
 
+def test_s83_a_royal_steal_is_skipped_when_the_opponent_holds_only_gold() -> None:
+    s = scenario(pyramid=["L1-12"], cards={0: ["L1-02", "L1-07"]}, hands={0: "r3", 1: "y2"})
+    act(s, "buy L1-12", "royal R1")  # third crown; R1 steals
+    assert s.to_act() == [1] and hand_of(s, 1) == {"gold": 2}
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ((0, 1), [1, 1]),  # from the supply
+        ((1, 2), [2, 1]),  # supply empty: from the opponent
+        ((3, 0), [3, 0]),  # holds all three: nothing
+    ],
+)
+def test_s83_a_royal_privilege_follows_section_4(before: tuple[int, int], after: list[int]) -> None:
+    s = scenario(
+        pyramid=["L1-12"], cards={0: ["L1-02", "L1-07"]}, hands={0: "r3"}, privileges=before
+    )
+    act(s, "buy L1-12", "royal R3")
+    assert privileges_of(s) == after and s.to_act() == [1]
+
+
+def test_s83_copy_then_one_royal_card_then_its_steal_then_the_discard() -> None:
+    # 8 black bonuses make L3-12 (copy colour, 3 crowns, costs 8 black) free;
+    # L1-02 and L1-17 give 2 crowns, so the purchase reaches 5: one royal card
+    black8 = ["L1-16", "L1-17", "L1-18", "L1-19", "L1-20", "L2-14", "L2-16"]
+    s = scenario(pyramid=["L3-12"], cards={0: ["L1-02", *black8]}, hands={0: "w4 b4 g2", 1: "r1"})
+    assert (player(s, 0)["crowns"], player(s, 0)["bonus"]["black"]) == (2, 8)
+    act(s, "buy L3-12")
+    phases = [s.spectator_view()["phase"]]
+    for action in ("copy black", "royal R1", "steal red"):
+        act(s, action)
+        phases.append(s.spectator_view()["phase"])
+    assert phases == ["copy", "royal", "steal", "discard"]
+    assert s.spectator_view()["pyramid"][2][0] is None  # refilled only once the turn ends
+    act(s, "discard red")
+    me = player(s, 0)
+    assert (me["crowns"], me["royals"], me["bonus"]["black"]) == (5, ["R1"], 9)
+    assert s.to_act() == [1] and s.spectator_view()["pyramid"][2][0] is not None
+
+
 # -- §9.1 token limit ----------------------------------------------------------------
 def test_s91_a_take_past_ten_is_discarded_down_to_exactly_ten() -> None:
     s = scenario(
@@ -172,6 +230,55 @@ def test_s91_a_take_past_ten_is_discarded_down_to_exactly_ten() -> None:
         "red": 1,
         "green": 1,
     }
+
+
+def test_s91_exactly_ten_tokens_need_no_discard() -> None:
+    s = scenario(board=board_rows("rrr..", ".....", ".....", ".....", "....."), hands={0: "w4 b3"})
+    act(s, "take a1 b1 c1")
+    assert s.to_act() == [1] and sum(hand_of(s, 0).values()) == 10
+
+
+def test_s91_a_matching_token_past_ten_is_discarded_after_the_ability() -> None:
+    # two red and two black bonuses make L1-04 (white, matching token) free
+    s = scenario(
+        pyramid=["L1-04"],
+        cards={0: ["L1-21", "L1-25", "L1-16", "L1-20"]},
+        board=board_rows("w....", ".....", ".....", ".....", "....."),
+        hands={0: "w2 b4 g4"},
+    )
+    act(s, "buy L1-04")
+    assert s.legal_actions(0) == ["match a1"]
+    act(s, "match a1")
+    assert s.spectator_view()["phase"] == "discard" and sum(hand_of(s, 0).values()) == 11
+    act(s, "discard white")
+    assert s.to_act() == [1] and hand_of(s, 0) == {"white": 2, "blue": 4, "green": 4}
+
+
+# -- §9.2 pyramid refill -------------------------------------------------------------
+def test_s92_the_pyramid_is_refilled_at_the_end_of_the_turn() -> None:
+    whites = board_rows("w....", ".....", ".....", ".....", ".....")
+    s = scenario(pyramid=["L1-04"], hands={0: "r2 k2"}, board=whites)
+    act(s, "buy L1-04")
+    assert s.spectator_view()["pyramid"][0][0] is None  # still empty while choosing
+    deck_before = s.spectator_view()["deck_sizes"][0]
+    act(s, "match a1")
+    assert s.spectator_view()["pyramid"][0][0] is not None
+    assert s.spectator_view()["deck_sizes"][0] == deck_before - 1
+
+
+def test_s92_the_last_card_of_a_deck_fills_a_slot_then_slots_stay_empty() -> None:
+    s = scenario(pyramid=["L1-02"], hands={0: "b3"}, deck_sizes={1: 1})
+    (last,) = s.snapshot()["decks"][0]
+    act(s, "buy L1-02")
+    view = s.spectator_view()
+    assert (view["pyramid"][0][0], view["deck_sizes"][0]) == (last, 0)
+    act(s, next(a for a in s.legal_actions(1) if a.startswith("take")))
+    reserves = [a for a in s.legal_actions(0) if a.startswith("reserve")]
+    assert not [a for a in reserves if a.endswith("deck1")]
+    assert [a for a in reserves if a.endswith("deck2")]
+    gold_cell = reserves[0].split()[1]
+    act(s, f"reserve {gold_cell} {last}")
+    assert s.spectator_view()["pyramid"][0][0] is None and s.to_act() == [1]
 
 
 # -- §9.3 victory --------------------------------------------------------------------
@@ -199,3 +306,16 @@ def test_s93_victory_is_checked_only_once_the_turn_has_ended() -> None:
     act(s, "discard white")
     assert s.is_over() and s.outcome().reason == "seat 0 reached 20 prestige points"
     assert s.outcome().scores == (20.0, 0.0)
+
+
+def test_s93_a_royal_cards_points_count_and_the_pyramid_is_refilled_first() -> None:
+    # 17 points (no colour reaches 10) and 2 crowns; L1-12 (green, 1 crown) costs 3 red
+    cards = ["L3-02", "L3-04", "L3-06", "L3-08", "L1-05", "L1-21", "L1-02", "L1-07"]
+    s = scenario(pyramid=["L1-12"], cards={0: cards}, hands={0: "r2"})
+    assert (player(s, 0)["prestige"], player(s, 0)["crowns"]) == (17, 2)
+    act(s, "buy L1-12")
+    assert not s.is_over()
+    act(s, "royal R4")  # 3 points: 20
+    assert s.is_over() and s.outcome().reason == "seat 0 reached 20 prestige points"
+    assert max(player(s, 0)["colour_points"].values()) < 10
+    assert s.spectator_view()["pyramid"][0][0] is not None  # §9.2 before §9.3
