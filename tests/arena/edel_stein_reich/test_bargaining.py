@@ -14,6 +14,7 @@ from tests.arena.edel_stein_reich.helpers import (
     new,
     offer,
     set_all_gems,
+    set_offered,
 )
 
 
@@ -201,3 +202,39 @@ def test_offer_step_lists_are_bounded_by_one_colour():
     st = money_duel([(9, 9, 1, 1), (9, 9, 1, 1), (3, 3, 3, 3)])
     # each step lists at most (gems of one colour + 1) counts plus accept
     assert len(st.legal_actions(st.to_act()[0])) <= 10
+
+
+def test_an_event_with_no_card_to_win_is_still_bargained():
+    # §5.4 / §7.2 [H]: two seats chose Event while no card is offered and none
+    # can be drawn (both facts are public at commit time). The rules do not skip
+    # the bargain: the gems change hands and the winner's Event yields nothing.
+    st = new(3, 5)
+    set_all_gems(st, [(1, 1, 1, 1), (3, 3, 3, 3), (3, 3, 3, 3)])
+    set_offered(st, None)
+    st.held[2].extend(st.ev_deck + st.ev_discard)  # arrange: every card is held
+    st.ev_deck, st.ev_discard = [], []
+    commit_all(st, ["event", "event", "money"])
+    assert st.phase == "bargain" and st.to_act() == [0]
+    offer(st, 0, blue=1)
+    st.apply(1, "accept")
+    assert st.gems[0] == [1, 1, 1, 0] and st.gems[1] == [3, 3, 3, 4]
+    assert ("no_event", 0) in st.prev_log
+    st.check_invariants()
+
+
+def test_a_five_seat_bargain_between_equal_seats_is_opened_by_the_lower_seat():
+    # §6.1 to its last step with 5 seats: equal gems, equal money, lower seat opens
+    st = new(5, 5)
+    set_all_gems(st, [(3, 3, 3, 3), (2, 2, 2, 2), (3, 3, 3, 3), (3, 3, 3, 3), (2, 2, 2, 2)])
+    st.money = [1, 6, 0, 2, 6]
+    st.bank_paid = 15
+    set_offered(st, "certificate")
+    commit_all(st, ["money", "gems", "money", "event", "gems"])
+    # Money first: seats 0 and 2 tie on gems, seat 2 has less money
+    assert st.bar_action == 0 and st.to_act() == [2]
+    offer(st, 2, blue=1)
+    st.apply(0, "accept")
+    st.apply(3, "take")  # the lone Event
+    # Gems: seats 1 and 4 tie on gems and on money: the lower seat opens
+    assert st.phase == "bargain" and st.bar_action == 2 and st.bar_seats == (1, 4)
+    assert st.to_act() == [1]

@@ -148,3 +148,61 @@ def test_scoring_cards_wait_in_front_of_the_taker():
     st.apply(0, "take")
     view = st.observation(1)
     assert view["players"][0]["held_events"] == ["scoring-green-plus-3"]
+
+
+def test_an_applied_immediate_card_goes_to_the_event_discard_pile():
+    # §7.2: applied or declined, the immediate card then lies on the discard pile
+    for kind in ("windfall-5", "delivery-1-red"):
+        st = immediate(kind)
+        st.apply(0, "apply")
+        assert st.ev_discard[-1] == kind_index(st, kind)
+        assert st.held[0] == [] and st.pending_ev == -1
+        st.check_invariants()
+
+
+def test_swap_needs_a_gem_of_the_takers_own():
+    # §9.3: partners hold gems, but the taker has none to give: only decline
+    st = event_for_seat_0("swap", holdings=[(0, 0, 0, 0), (3, 3, 3, 3), (1, 0, 0, 0), (0, 0, 2, 0)])
+    st.apply(0, "take")
+    assert st.phase == "commit" and ("decline", 0, kind_index(st, "swap")) in st.prev_log
+    assert st.gems[0] == [0, 0, 0, 0] and st.gems[1] == [3, 3, 3, 3]
+
+
+def test_swap_of_the_same_colour_is_allowed_and_changes_nothing():
+    # §9.3: both colours are the taker's choice; components.json allows equal ones
+    st = immediate("swap", holdings=[(1, 0, 0, 1), (0, 0, 0, 0), (2, 0, 0, 0), (0, 0, 0, 0)])
+    st.apply(0, "apply")
+    assert st.legal_actions(0) == ["swap 2 b r", "swap 2 r r"]
+    st.apply(0, "swap 2 r r")
+    assert st.gems[0] == [1, 0, 0, 1] and st.gems[2] == [2, 0, 0, 0]
+    assert ("swap", 0, 2, 0, 0) in st.prev_log
+    st.check_invariants()
+
+
+def test_tribute_goes_round_the_table_from_the_takers_left():
+    # §9.3 with 5 seats and the taker at seat 3: seats 4, 0, 1, 2 in turn;
+    # seat 1 holds nothing and is skipped; a victim with one colour gives it
+    st = new(5, 3)
+    set_all_gems(st, [(1, 0, 0, 0), (0, 0, 0, 0), (0, 0, 1, 1), (3, 3, 3, 3), (0, 2, 0, 0)])
+    set_offered(st, "tribute")
+    commit_all(st, ["money", "money", "money", "event", "money"])
+    st.apply(3, "take")
+    st.apply(3, "apply")
+    assert st.phase == "tribute" and st.to_act() == [2]  # seats 4 and 0 had one colour
+    assert st.legal_actions(2) == ["give b", "give g"]
+    st.apply(2, "give b")
+    gives = [e for e in st.prev_log if e[0] == "give"]
+    assert gives == [("give", 4, 3, 1), ("give", 0, 3, 0), ("give", 2, 3, 3)]
+    assert st.gems[3] == [4, 4, 3, 4]
+    st.check_invariants()
+
+
+def test_gain_any_gems_is_capped_by_the_supply():
+    # §8 / §9.3: one gem left in the supply: the first pick takes it, the second is lost
+    st = immediate("free-pick-2")
+    set_supply(st, 0, 0, 1, 0, into=1)
+    st.apply(0, "apply")
+    assert st.phase == "commit"
+    assert ("pick", 0, 2) in st.prev_log and st.gems[0] == [3, 3, 4, 3]
+    assert st.supply == [0, 0, 0, 0]
+    st.check_invariants()

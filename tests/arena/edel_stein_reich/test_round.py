@@ -277,3 +277,51 @@ def test_two_free_choice_choosers_do_not_bargain():
     assert st.phase == "commit"
     assert st.gems[3][1] == 4 and st.gems[4][1] == 4
     assert not any(e[0] in ("offer", "accept", "lost") for e in st.prev_log)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_action_cards_are_never_used_up(seats):
+    # §5.3: every card returns to its owner after each round: the same card
+    # may be played round after round
+    st = new(seats, 16)
+    hand = st.legal_actions(0)
+    for round_no in range(1, 4):
+        commit_all(st, ["money"] * seats)
+        assert st.phase == "commit" and st.round_no == round_no
+        assert all(st.legal_actions(s) == hand for s in range(seats))
+
+
+def test_shared_free_choice_stops_when_the_supply_runs_out():
+    # §7.4 / §8: three choosers, two gems in the supply: the first two in
+    # priority order take one each, the third gets nothing
+    holdings = [(3, 3, 3, 3), (3, 3, 3, 3), (2, 3, 3, 3), (3, 0, 0, 0), (1, 3, 3, 3)]
+    st = new(5, 6)
+    set_all_gems(st, holdings)
+    set_supply(st, 1, 0, 0, 1, into=0)
+    set_offered(st, "certificate")
+    commit_all(st, ["money", "event", "free", "free", "free"])
+    st.apply(1, "take")
+    assert st.phase == "pick" and st.to_act() == [4]  # 1 red, then 2 red, then 3
+    st.apply(4, "pick r")  # only blue is left: seat 2's pick is forced
+    assert st.phase == "commit"
+    assert ("free_shared", (4, 2, 3)) in st.prev_log
+    assert ("pick", 2, 3) in st.prev_log and st.gems[3] == [3, 0, 0, 0]
+    assert st.supply == [0, 0, 0, 0]
+    st.check_invariants()
+
+
+def test_five_free_choices_go_by_colours_then_money_then_seat():
+    # §6.1 at every level for the shared Free Choice (§7.4): equal red, so
+    # fewer yellow first; equal gems, so less money; equal money, so lower seat
+    holdings = [(2, 2, 2, 2), (2, 2, 2, 2), (2, 2, 2, 2), (2, 1, 5, 5), (2, 2, 2, 2)]
+    st = new(5, 6)
+    set_all_gems(st, holdings)
+    st.money = [5, 3, 5, 9, 4]
+    st.bank_paid = sum(st.money)
+    commit_all(st, ["free"] * 5)
+    assert ("free_shared", (3, 1, 4, 0, 2)) in st.log
+    for seat in (3, 1, 4, 0, 2):
+        assert st.to_act() == [seat]
+        st.apply(seat, "pick b")
+    assert st.phase == "commit" and ("lost", 3, (0, 1, 2, 3, 4)) not in st.prev_log
+    st.check_invariants()

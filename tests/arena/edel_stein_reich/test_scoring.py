@@ -156,3 +156,72 @@ def test_a_new_phase_keeps_the_event_deck_as_it_is():
     assert st.phase_no == 1 and ("scored", 1) in st.prev_log
     assert st.ev_deck == deck[:-1] and st.offered == deck[-1]
     st.check_invariants()
+
+
+@pytest.mark.parametrize(
+    ("certificates", "prizes"),
+    [
+        ([2, 1, 1, 1, 0], [10, 1, 1, 1, 0]),  # three tied second share 4 (+ no third prize)
+        ([1, 1, 1, 1, 1], [2, 2, 2, 2, 2]),  # 14 // 5
+        ([3, 2, 2, 1, 0], [10, 2, 2, 0, 0]),  # the tied second use up place 3: no prize left
+        ([0, 0, 4, 4, 0], [0, 0, 7, 7, 0]),
+    ],
+)
+def test_certificate_prizes_with_five_seats(certificates, prizes):
+    assert scoring.certificate_prizes(certificates, (10, 4)) == prizes
+
+
+def test_a_five_way_majority_tie_pays_nothing_but_still_counts_for_bonus_cards():
+    # §10.1: blue 4 split five ways rounds down to 0, and each returns 2;
+    # §9.3: the tied seats were paid for blue, so a blue card's bonus is paid
+    st = new(5, 1)
+    set_all_gems(st, [(0, 0, 0, 3)] * 5)
+    hold_event(st, 4, "scoring-blue-plus-2")
+    scoring.score_phase(st)
+    assert ("majority", 3, (0, 1, 2, 3, 4), 0, 2) in st.log
+    assert st.money == [0, 0, 0, 0, 2]
+    assert st.gems == [[0, 0, 0, 1]] * 5
+    st.check_invariants()
+
+
+def test_the_bank_never_runs_out():
+    # §2 / §8 [H]: the box holds 425 million, the software bank is unlimited
+    st = new(3, 1)
+    st.money = [200, 200, 100]
+    st.bank_paid = 500
+    set_all_gems(st, [(4, 4, 4, 4), (0, 0, 0, 0), (0, 0, 0, 0)])
+    hold_event(st, 0, "certificate")
+    scoring.score_phase(st)
+    assert st.money == [200 + 10 + 8 + 6 + 4 + 10, 200, 100]
+    assert st.bank_paid == 538
+    st.check_invariants()
+
+
+def test_final_ranking_with_five_seats():
+    # §11: most money first; equal money by gem value; then a shared rank
+    st = new(5, 1)
+    st.money = [30, 30, 12, 30, 12]
+    st.bank_paid = 114
+    set_all_gems(st, [(1, 0, 0, 0), (0, 0, 0, 4), (0, 0, 0, 0), (0, 0, 2, 0), (0, 0, 0, 0)])
+    st.end_reason = "test"
+    # seats 0, 1, 3 share the most money; gem value 4, 4, 4: a shared win
+    assert scoring.final_outcome(st).ranks == (1, 1, 4, 1, 4)
+    set_all_gems(st, [(1, 0, 0, 0), (0, 0, 0, 5), (0, 0, 0, 0), (0, 0, 2, 0), (0, 0, 0, 1)])
+    assert scoring.final_outcome(st).ranks == (2, 1, 5, 2, 4)
+
+
+def test_every_gem_card_is_back_in_play_at_a_new_phase():
+    # §10.5: all 30 gem cards are collected and shuffled, and a fresh set is
+    # set aside: cards set aside in phase 1 can be dealt in phase 2
+    dealt_again = 0
+    for seed in range(6):
+        st = new(3, seed)
+        first = set(st.set_aside)
+        while st.phase_no == 0:
+            for seat in range(3):
+                st.apply(seat, "play money")
+        in_play = set(st.gem_deck) | set(st.gem_card)
+        assert in_play | set(st.set_aside) == set(range(30)) and st.gem_discard == []
+        assert len(st.set_aside) == 6
+        dealt_again += bool(first & in_play)
+    assert dealt_again

@@ -77,3 +77,62 @@ def test_bundled_house_values_are_the_rules_placeholders():
     for kind in comp.event_kinds:
         if kind.id.endswith("-x2"):
             assert kind.amount == comp.scoring_value[kind.colour]
+
+
+#: the placeholder gem cards G01-G30 of the rules reference (components.json,
+#: gem_cards.exact_card_list), as money:gems [P]
+REFERENCE_GEM_CARDS = (
+    "7:b2 7:g1b1 7:b2 7:g2 7:y1b1 7:g1b1 6:r1b1 6:y1g1 6:y1b1 6:g2b1 6:b3 6:g1b2 6:r1g1 6:y2 "
+    "5:r1g1b1 5:y2b1 5:y1g2 5:r1b2 5:y1g1b1 5:g2b1 5:y1b2 5:r1y1b1 4:r2b1 4:r1y1g1 4:y2g1b1 "
+    "4:g2b2 4:r1g1b2 4:y1g2b1 4:r1y1b2 4:y2g2"
+).split()
+#: the placeholder event deck of the rules reference (components.json,
+#: event_cards.exact_card_list): effect, parameters, copies [P]
+REFERENCE_EVENTS = {
+    ("certificate", None): 10,
+    ("majority_bonus", ("red", 5)): 2,
+    ("majority_bonus", ("red", 10)): 1,
+    ("majority_bonus", ("yellow", 4)): 2,
+    ("majority_bonus", ("yellow", 8)): 1,
+    ("majority_bonus", ("green", 3)): 2,
+    ("majority_bonus", ("green", 6)): 1,
+    ("majority_bonus", ("blue", 2)): 2,
+    ("majority_bonus", ("blue", 4)): 1,
+    ("gain_money", 3): 2,
+    ("gain_money", 5): 1,
+    ("gain_gems", (1, 0, 0, 0)): 2,
+    ("gain_gems", (0, 2, 0, 0)): 1,
+    ("gain_gems", (0, 0, 2, 0)): 1,
+    ("gain_gems", (0, 0, 0, 3)): 1,
+    ("gain_gems", (0, 1, 1, 0)): 1,
+    ("gain_any_gems", 1): 3,
+    ("gain_any_gems", 2): 1,
+    ("swap_one_gem_with_player", None): 3,
+    ("each_opponent_gives_one_gem_of_their_choice", None): 1,
+}
+
+
+def _reference_key(kind) -> tuple:
+    if kind.op == "majority_bonus":
+        return kind.op, (("red", "yellow", "green", "blue")[kind.colour], kind.amount)
+    if kind.op in ("gain_money", "gain_any_gems"):
+        return kind.op, kind.amount
+    if kind.op == "gain_gems":
+        return kind.op, kind.gems
+    return kind.op, None
+
+
+def test_bundled_decks_are_the_rules_reference_placeholder_decks():
+    # §2 / §9.2 [P]: the house values are the reference's placeholder lists
+    comp = DEFAULT_COMPONENTS
+    cards = [
+        f"{c.money}:"
+        + "".join(f"{letter}{k}" for letter, k in zip("rygb", c.gems, strict=True) if k)
+        for c in comp.gem_cards
+    ]
+    assert cards == REFERENCE_GEM_CARDS
+    assert [c.id for c in comp.gem_cards] == [f"G{i:02d}" for i in range(1, 31)]
+    events = Counter()
+    for kind in comp.event_kinds:
+        events[_reference_key(kind)] += kind.count
+    assert events == REFERENCE_EVENTS
