@@ -15,6 +15,12 @@ FILES = sorted(GOLDEN_DIR.glob("*.json"))
 
 def test_there_are_golden_replays() -> None:
     assert any(p.name.startswith("splendor-duel-") for p in FILES)
+    # every seat count of Edel, Stein & Reich
+    assert {p.name.split("-")[3] for p in FILES if p.name.startswith("edel-stein-reich-")} == {
+        "3p",
+        "4p",
+        "5p",
+    }
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
