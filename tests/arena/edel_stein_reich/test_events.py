@@ -206,3 +206,17 @@ def test_gain_any_gems_is_capped_by_the_supply():
     assert ("pick", 0, 2) in st.prev_log and st.gems[0] == [3, 3, 4, 3]
     assert st.supply == [0, 0, 0, 0]
     st.check_invariants()
+
+
+def test_the_offered_card_alone_cannot_be_drawn_blind():
+    # §7.2 [H]: deck and discard pile are empty, so the blind option has no card:
+    # the refused offered card is not shuffled into a deck of one and drawn back.
+    # Taking the offered card is the only option, and the engine takes it.
+    st = new(4, 3)
+    set_offered(st, "certificate")
+    st.held[1].extend(st.ev_deck + st.ev_discard)  # arrange: every other card is held
+    st.ev_deck, st.ev_discard = [], []
+    commit_all(st, ["event", "money", "money", "money"])
+    assert ("take", 0, kind_index(st, "certificate")) in st.prev_log
+    assert not any(e[0] in ("blind", "reshuffle") for e in st.prev_log)
+    st.check_invariants()
