@@ -115,5 +115,6 @@ urlpatterns = [
     path("docs/faq/", views_docs.faq, name="faq"),
     path("docs/games/<slug:game>/", views_docs.game_reference, name="game_docs"),
     path("docs/starter/<slug:game>.zip", views_docs.starter_kit, name="starter_kit"),
+    path("docs/gem-arena.tar.gz", views_docs.runner, name="runner"),
     path("docs/<slug:page>/", views_docs.doc_page, name="doc_page"),
 ]

@@ -1,12 +1,16 @@
 """Documentation pages. The reference pages render the repository's own
 Markdown (docs/*.md), so the site says what the sources say; the starter kit
-is zipped from bots/starter/ and the SDK (arena/sdk.py) on request.
+is zipped from bots/starter/ and the SDK (arena/sdk.py) on request, and the
+local runner (the `arena` command) is packed from this server's own sources.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import os
 import re
+import tarfile
 import xml.etree.ElementTree as etree
 import zipfile
 from dataclasses import dataclass
@@ -27,6 +31,20 @@ from ladder.views import game_or_404
 
 DOCS = Path(settings.BASE_DIR) / "docs"
 SDK = Path(settings.BASE_DIR) / "arena" / "sdk.py"
+
+#: What the `arena` command needs to play, replay, upload and build the bot
+#: image, paths in the sources: the runner a bot author installs. A list of
+#: what to take, not of what to leave out: the tree also holds the server's
+#: own files (var/ with its secret key, an operator's deploy/.env).
+RUNNER_PARTS = (
+    "README.md",  # pyproject.toml's readme
+    "pyproject.toml",
+    "arena",
+    "sandbox",
+    "bots",
+    "deploy/build-bot-image-hostcopy.py",  # python -m sandbox.image ensure
+)
+RUNNER_FOLDER = "gem-arena"
 
 #: slug → (file under docs/, title). The operator's documents (operations.md,
 #: deployment.md, scale.md, faults.md) are not served: the pages that mention
@@ -267,4 +285,41 @@ def starter_kit(request: HttpRequest, game: str) -> HttpResponse:
         content_type="application/zip",
     )
     response["Content-Disposition"] = f'attachment; filename="{definition.id}-starter.zip"'
+    return response
+
+
+def _runner_files() -> list[Path]:
+    base = Path(settings.BASE_DIR)
+    found: list[Path] = []
+    for part in RUNNER_PARTS:
+        root = base / part
+        for path in [root] if root.is_file() else sorted(root.rglob("*")):
+            rel = path.relative_to(base)
+            hidden = any(name.startswith(".") or name == "__pycache__" for name in rel.parts)
+            if path.is_file() and not hidden and path.suffix != ".pyc":
+                found.append(rel)
+    return found
+
+
+@functools.cache
+def runner_tar_bytes() -> bytes:
+    """RUNNER_PARTS under gem-arena/, as a .tar.gz: the sources of this
+    process, which change only with a restart, so packed once."""
+    base = Path(settings.BASE_DIR)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
+        for rel in _runner_files():
+            data = (base / rel).read_bytes()
+            info = tarfile.TarInfo(f"{RUNNER_FOLDER}/{rel.as_posix()}")
+            info.size = len(data)
+            # readable by the sandbox's other user; scripts stay executable
+            info.mode = 0o755 if os.access(base / rel, os.X_OK) else 0o644
+            info.mtime = 1767225600  # 2026-01-01, as the starter kit's files
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def runner(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(runner_tar_bytes(), content_type="application/gzip")
+    response["Content-Disposition"] = f'attachment; filename="{RUNNER_FOLDER}.tar.gz"'
     return response

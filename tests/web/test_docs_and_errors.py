@@ -1,9 +1,14 @@
-"""Docs pages (rendered from the repository's Markdown), the starter kit, 404/403 pages."""
+"""Docs pages (rendered from the repository's Markdown), the starter kit, the
+local runner's download, 404/403 pages."""
 
 from __future__ import annotations
 
 import html
 import io
+import os
+import subprocess
+import sys
+import tarfile
 import zipfile
 
 import pytest
@@ -109,6 +114,51 @@ def test_starter_kit_plays_as_its_readme_says(client: Client, game: str) -> None
         assert arena([*argv, "--sandbox", "process", "--no-replay"]) == 0, line
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_runner_download_is_this_servers_arena_and_plays(client: Client) -> None:
+    """A newcomer has only the site: the getting-started page's download is
+    the `arena` command from this server's sources (none of the server's own
+    files), and it plays a match from where it was unpacked."""
+    import tempfile
+    from pathlib import Path
+
+    from django.conf import settings
+
+    from tests.arena.bots import BASE
+
+    page = client.get("/docs/getting-started/").content.decode()
+    assert 'href="/docs/gem-arena.tar.gz"' in page
+    assert "curl -o gem-arena.tar.gz http://testserver/docs/gem-arena.tar.gz" in page
+    response = client.get("/docs/gem-arena.tar.gz")
+    assert response.status_code == 200 and response["Content-Type"] == "application/gzip"
+    unpacked = Path(tempfile.mkdtemp(dir=BASE))
+    unpacked.chmod(0o755)  # the sandbox's other user reads the built-in bots
+    with tarfile.open(fileobj=io.BytesIO(response.content)) as archive:
+        names = archive.getnames()
+        archive.extractall(unpacked, filter="data")
+    root = unpacked / "gem-arena"
+    assert all(name.startswith("gem-arena/") for name in names)
+    tops = {name.split("/")[1] for name in names}
+    assert tops == {"README.md", "pyproject.toml", "arena", "sandbox", "bots", "deploy"}
+    assert [n for n in names if "/deploy/" in n] == ["gem-arena/deploy/build-bot-image-hostcopy.py"]
+    assert not [n for n in names if "/." in n or "__pycache__" in n or n.endswith(".pyc")]
+    for path in ("arena/cli.py", "arena/sdk.py", "bots/random/main.py", "sandbox/image.py"):
+        assert (root / path).read_bytes() == (Path(settings.BASE_DIR) / path).read_bytes()
+    assert (root / "deploy/build-bot-image-hostcopy.py").stat().st_mode & 0o755 == 0o755
+    run_arena = "import sys, arena, arena.cli; print(arena.__file__); sys.exit(arena.cli.main())"
+    played = subprocess.run(
+        [sys.executable, "-c", run_arena, "play", "splendor-duel", "builtin:random"]
+        + ["builtin:greedy", "--sandbox", "process", "--no-replay", "--seed", "3"],
+        cwd=unpacked,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert played.returncode == 0, played.stderr
+    assert played.stdout.startswith(str(root / "arena" / "__init__.py")), played.stdout
+    assert "splendor-duel, seed 3:" in played.stdout
 
 
 @pytest.fixture
