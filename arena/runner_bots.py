@@ -105,10 +105,19 @@ def docs_reference(game) -> str:
     )
 
 
-def starter_files(game, reference: str | None = None) -> dict[str, str]:
+#: Where the starter's README says the `arena` command comes from, when the
+#: server's own addresses are not known (`arena new-bot`, which has it).
+RUNNER_REFERENCE = (
+    "installed from the Gem Arena sources, or from /docs/gem-arena.tar.gz of the "
+    "Gem Arena site you play on"
+)
+
+
+def starter_files(game, reference: str | None = None, runner: str | None = None) -> dict[str, str]:
     """The starter's main.py and README.md for `game` (bots/starter/*.in, str.format
-    with {game}, {opponents} and {reference}: where the full docs are, by
-    default `docs_reference(game)`; the web site's kit names its own pages)."""
+    with {game}, {opponents}, {reference}: where the full docs are, by default
+    `docs_reference(game)`, and {runner}: where the `arena` command comes from,
+    by default RUNNER_REFERENCE; the web site's kit names its own pages)."""
     return {
         name: (bots_root() / "starter" / f"{name}.in")
         .read_text(encoding="utf-8")
@@ -116,6 +125,7 @@ def starter_files(game, reference: str | None = None) -> dict[str, str]:
             game=game.id,
             opponents=random_opponents(game),
             reference=reference or docs_reference(game),
+            runner=runner or RUNNER_REFERENCE,
         )
         for name in ("main.py", "README.md")
     }

@@ -246,12 +246,15 @@ def faq(request: HttpRequest) -> HttpResponse:
     return render(request, "docs/faq.html", {"limits": limits, "games": ladder_rules()})
 
 
-def starter_zip_bytes(game_id: str, reference: str | None = None) -> bytes:
+def starter_zip_bytes(
+    game_id: str, reference: str | None = None, runner: str | None = None
+) -> bytes:
     """main.py and README.md of the starter (as `arena new-bot` writes them) plus the SDK;
-    `reference` (see `kit_reference`) says in the README where the docs are."""
+    `reference` and `runner` (see `kit_reference`, `kit_runner`) say in the README
+    where the docs and the `arena` command are."""
     buffer = io.BytesIO()
     folder = f"{game_id}-bot"
-    files = starter_files(get_game(game_id), reference)
+    files = starter_files(get_game(game_id), reference, runner)
     # Not needed on the ladder (every sandbox has it) but lets the bot run
     # with plain `python3 main.py` before the author installs Gem Arena.
     files["gemarena_sdk.py"] = SDK.read_bytes()
@@ -278,10 +281,20 @@ def kit_reference(request: HttpRequest, game_id: str) -> str:
     )
 
 
+def kit_runner(request: HttpRequest) -> str:
+    """Where the starter kit's README says to get the `arena` command: this server's."""
+    return (
+        f"download it from {request.build_absolute_uri(reverse('runner'))} and install it "
+        f"as {request.build_absolute_uri(reverse('getting_started'))} shows"
+    )
+
+
 def starter_kit(request: HttpRequest, game: str) -> HttpResponse:
     definition = game_or_404(game)
     response = HttpResponse(
-        starter_zip_bytes(definition.id, kit_reference(request, definition.id)),
+        starter_zip_bytes(
+            definition.id, kit_reference(request, definition.id), kit_runner(request)
+        ),
         content_type="application/zip",
     )
     response["Content-Disposition"] = f'attachment; filename="{definition.id}-starter.zip"'

@@ -78,6 +78,12 @@ def test_starter_kit_zip(client: Client) -> None:
     ):
         assert url in readme and client.get(url).status_code == 200
     assert "{reference}" not in readme and "Gem Arena sources" not in readme
+    # ... and where its `arena play` lines' command comes from: this server
+    assert (
+        "With the `arena` command (download it from http://testserver/docs/gem-arena.tar.gz"
+        in readme
+    )
+    assert "as http://testserver/docs/getting-started/ shows)" in readme
     assert client.get("/docs/starter/chess.zip").status_code == 404
 
 
