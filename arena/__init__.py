@@ -26,7 +26,7 @@ from arena.replay import (
     verify_replay,
 )
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, builtin_bot_dir, starter_files
+from arena.runner_bots import BotNotFound, builtin_bot_dir, no_main_py_hint, starter_files
 from arena.runner_types import (
     BotSpec,
     Fault,
@@ -68,6 +68,7 @@ __all__ = [
     "SystemFault",
     "TimeControl",
     "builtin_bot_dir",
+    "no_main_py_hint",
     "starter_files",
     "play_match",
     "read_time",

@@ -58,6 +58,17 @@ def unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
+def no_main_py_hint(names: list[str]) -> str:
+    """What to add when a bot (a folder, a zip; `names` its file paths, `/`
+    separated) has no main.py but Python files at its top level: a newcomer
+    named the entry point bot.py or mybot.py."""
+    scripts = sorted(name for name in names if name.endswith(".py") and "/" not in name)
+    if not scripts:
+        return ""
+    shown = ", ".join(scripts[:3]) + (", …" if len(scripts) > 3 else "")
+    return f" (it holds {shown}: a bot starts from main.py; rename the file that calls run())"
+
+
 def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, Path]:
     """(label, directory) for a CLI BOT argument: builtin:NAME, a directory
     holding main.py, or a single .py file (copied as main.py into `workdir`)."""
@@ -67,7 +78,8 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
     path = Path(arg)
     if path.is_dir():
         if not (path / "main.py").is_file():
-            raise BotNotFound(f"{arg}: the directory has no main.py")
+            names = [p.name for p in path.iterdir() if p.is_file()]
+            raise BotNotFound(f"{arg}: the directory has no main.py" + no_main_py_hint(names))
         return path.resolve().name, path.resolve()
     if path.suffix == ".py":
         if not path.is_file():

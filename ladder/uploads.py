@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from arena import wrong_game_refusal
+from arena import no_main_py_hint, wrong_game_refusal
 from ladder.compile_check import COMPILING
 
 #: Longest file or folder name Linux filesystems take, and longest path inside a bot (bytes).
@@ -181,7 +181,7 @@ def _unzip(data: bytes) -> dict[str, bytes]:
         hint = (
             f" (found {nested[0]!r}: put main.py at the root, or zip only the folder that holds it)"
             if nested
-            else ""
+            else no_main_py_hint(list(files))
         )
         raise UploadError("the zip has no main.py at its root" + hint)
     return files

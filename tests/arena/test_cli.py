@@ -157,6 +157,21 @@ def test_clear_errors(argv: list[str], words: str, capsys) -> None:
     assert words in capsys.readouterr().err
 
 
+def test_a_folder_whose_entry_point_has_another_name(tmp_path: Path, capsys, monkeypatch) -> None:
+    """A newcomer's bot.py: `arena play` and `arena upload` say what the folder holds
+    (the upload before it sends anything: the address answers nothing)."""
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("GEMARENA_TOKEN", "ga_test")
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / "notes.txt").write_text("")
+    hint = "(it holds bot.py: a bot starts from main.py; rename the file that calls run())"
+    assert main(["play", "splendor-duel", str(tmp_path), "builtin:random", "--no-replay"]) == 2
+    assert f"{tmp_path}: the directory has no main.py {hint}" in capsys.readouterr().err
+    argv = ["upload", str(tmp_path), "--bot", "b", "--game", "splendor-duel", "--create"]
+    assert main(argv) != 0
+    assert f"{tmp_path} has no main.py at its top level {hint}" in capsys.readouterr().err
+
+
 def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     broken = BASE / "broken.py"
     broken.write_text("import no_such_module\n")

@@ -86,7 +86,13 @@ REFUSED = [
     ("bot.py", b"", "empty"),
     ("bot.tar.gz", GOOD, "single .py file or a .zip"),
     ("bot.zip", b"PK\x03\x04 not really", "not a readable zip"),
-    ("bot.zip", make_zip({"helper.py": GOOD}), "no main.py at its root"),
+    ("bot.zip", make_zip({"notes.txt": GOOD}), "no main.py at its root"),
+    # the entry point under another name: say what the zip holds
+    (
+        "bot.zip",
+        make_zip({"bot.py": GOOD, "b.txt": b""}),
+        "it holds bot.py: a bot starts from main.py",
+    ),
     ("bot.zip", make_zip({"mybot/main.py": GOOD, "notes.txt": b"x"}), "zip only the folder"),
     ("bot.zip", make_zip({"a/b/main.py": GOOD}), "zip only the folder"),
     ("bot.zip", make_zip({"main.py": GOOD, "../evil.py": b"x"}), "path traversal"),
