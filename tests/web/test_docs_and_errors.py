@@ -56,6 +56,32 @@ def test_getting_started_shows_the_command_line_upload(client: Client) -> None:
     assert "GEMARENA_TOKEN" in client.get("/docs/api/").content.decode()
 
 
+def test_getting_started_shows_what_arena_play_prints(
+    client: Client, tmp_path, monkeypatch, capsys
+) -> None:
+    """The sample output has the lines `arena play` prints, numbers and names aside
+    (it lacked the sandbox and the replay once)."""
+    import re
+
+    from arena.cli import main as arena
+
+    page = client.get("/docs/getting-started/").content.decode()
+    sample = html.unescape(page.split('id="play-output"><code>')[1].split("</code>")[0])
+    monkeypatch.chdir(tmp_path)
+    assert (
+        arena(["play", "splendor-duel", "builtin:random", "builtin:greedy", "--sandbox", "process"])
+        == 0
+    )
+    printed = capsys.readouterr().out
+
+    def shape(text: str) -> list[str]:
+        words = re.sub(r"\bbuiltin:\w+|splendor-duel-bot", "BOT", text)
+        return re.sub(r"\d+", "N", words.replace("docker", "process")).splitlines()
+
+    assert shape(sample)[1:] == shape(printed)[1:]  # the first line is the engine's reason
+    assert shape(sample)[0].startswith("splendor-duel, seed N: ")
+
+
 def test_starter_kit_zip(client: Client) -> None:
     response = client.get("/docs/starter/edel-stein-reich.zip")
     assert response.status_code == 200
