@@ -163,7 +163,13 @@ def parse_reply(raw: bytes, legal: Sequence[str] | frozenset[str]) -> Reply:
             FaultKind.PROTOCOL, f"reply must be a JSON string or object, got {type(data).__name__}"
         )
     if action not in legal:
-        raise ReplyError(FaultKind.ILLEGAL, f"{_show(action)} is not a legal action now")
+        # Public like every detail, so no example from `legal`: a seat's legal
+        # actions may show what the others may not know (a blind reserve).
+        raise ReplyError(
+            FaultKind.ILLEGAL,
+            f"{_show(action)} is not a legal action now (answer one of the strings "
+            "of the request's legal list, exactly as written)",
+        )
     return Reply(action, note)
 
 

@@ -46,6 +46,8 @@ def test_long_notes_are_cut_not_punished() -> None:
     [
         (b'"resign"', FaultKind.ILLEGAL, "not a legal"),
         (b'{"action": "Pass"}', FaultKind.ILLEGAL, "not a legal"),
+        # what to do instead, and nothing of the seat's legal list (it is public)
+        (b'"buy everything"', FaultKind.ILLEGAL, "of the request's legal list, exactly as written"),
         (b"pass", FaultKind.PROTOCOL, "not JSON"),
         # the usual cause: an action printed without its JSON quotes
         (b"take a2", FaultKind.PROTOCOL, 'quotes included: "take a2" (json.dumps)'),
