@@ -137,7 +137,7 @@ def _unzip(data: bytes) -> dict[str, bytes]:
     total = 0
     for info in infos:
         path = _safe_member_name(info)
-        if info.is_dir():
+        if info.is_dir() or _finder_metadata(path):
             continue
         if path == ".":
             raise UploadError(f"{info.filename!r} is not a valid file name inside a zip")
@@ -185,6 +185,14 @@ def _unzip(data: bytes) -> dict[str, bytes]:
         )
         raise UploadError("the zip has no main.py at its root" + hint)
     return files
+
+
+def _finder_metadata(path: str) -> bool:
+    """What macOS's "Compress" adds to a zip of a folder: the __MACOSX/ copy
+    of every file's attributes and .DS_Store files. Kept, they made a second
+    top folder, and a zip of the one folder holding main.py was refused."""
+    parts = path.split("/")
+    return parts[0] == "__MACOSX" or parts[-1] == ".DS_Store"
 
 
 def _safe_member_name(info: zipfile.ZipInfo) -> str:

@@ -75,6 +75,21 @@ def test_byte_order_mark_is_accepted_as_python_does() -> None:
     assert "main.py" in check_upload("bot.zip", make_zip({"main.py": data})).files
 
 
+def test_zip_of_a_folder_made_by_macos_is_that_folder() -> None:
+    """Finder's "Compress" adds __MACOSX/ and .DS_Store: a second top folder
+    once refused the zip ("zip only the folder that holds it", which it was)."""
+    data = make_zip(
+        {
+            "mybot/main.py": GOOD,
+            "mybot/.DS_Store": b"\x00\x00\x00\x01Bud1",
+            "mybot/lib/x.py": b"X = 1\n",
+            "__MACOSX/mybot/._main.py": b"\x00\x05\x16\x07",
+            "__MACOSX/._mybot": b"\x00\x05\x16\x07",
+        }
+    )
+    assert set(check_upload("mybot.zip", data).files) == {"main.py", "lib/x.py"}
+
+
 def test_zip_with_helpers_is_accepted() -> None:
     data = make_zip({"main.py": GOOD, "lib/helper.py": b"X = 1\n", "weights.bin": b"\x00\x01"})
     checked = check_upload("bot.zip", data)
