@@ -274,6 +274,24 @@ def system_user():
     return user
 
 
+def bot_limit_reached(owner) -> str:
+    """Why `owner` may make no new bot, and what to do instead."""
+    empty = sorted(
+        Bot.objects.filter(owner=owner, versions__isnull=True).values_list("name", flat=True)
+    )
+    way_out = (
+        f", or delete one that never had an upload ({', '.join(empty[:3])}"
+        f"{', …' if len(empty) > 3 else ''}: DELETE /api/bots/<id>)"
+        if empty
+        else ""
+    )
+    return (
+        f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit of an account: "
+        f"upload a new version to one of them instead (it keeps its name and rating)"
+        f"{way_out}"
+    )
+
+
 def create_bot(owner, game: str, name: str, description: str = "", builtin: bool = False) -> Bot:
     """A new, empty bot; raises UploadError with a reason a user can act on."""
     get_game(game)  # unknown game → OptionError (a ValueError) naming it
@@ -284,7 +302,7 @@ def create_bot(owner, game: str, name: str, description: str = "", builtin: bool
             if not lock_user(owner):  # the first lock (`lock_user` gives the order)
                 raise Gone("your account was deleted; nothing was created")
             if Bot.objects.filter(owner=owner).count() >= settings.MAX_BOTS_PER_USER:
-                raise LimitError(f"you have {settings.MAX_BOTS_PER_USER} bots already, the limit")
+                raise LimitError(bot_limit_reached(owner))
         taken = name_taken(game, name, owner=owner)  # nor a look-alike (`name_key`)
         if taken:
             raise NameTakenError(taken)
