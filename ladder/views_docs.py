@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import os
 import re
 import tarfile
+import tomllib
 import xml.etree.ElementTree as etree
 import zipfile
 from dataclasses import dataclass
@@ -37,14 +39,18 @@ SDK = Path(settings.BASE_DIR) / "arena" / "sdk.py"
 #: what to take, not of what to leave out: the tree also holds the server's
 #: own files (var/ with its secret key, an operator's deploy/.env).
 RUNNER_PARTS = (
-    "README.md",  # pyproject.toml's readme
-    "pyproject.toml",
+    "README.md",  # the runner's pyproject.toml's readme (`runner_pyproject`)
     "arena",
     "sandbox",
     "bots",
     "deploy/build-bot-image-hostcopy.py",  # python -m sandbox.image ensure
 )
 RUNNER_FOLDER = "gem-arena"
+#: The only packages not in Python's standard library that arena/ and
+#: sandbox/ import (by their distribution names in pyproject.toml): the
+#: runner's dependencies, where the server's are Django, Celery, numpy, …
+#: (tests/test_boundaries.py checks the list against the sources).
+RUNNER_DEPENDENCIES = ("docker",)
 
 #: slug → (file under docs/, title). The operator's documents (operations.md,
 #: deployment.md, scale.md, faults.md) are not served: the pages that mention
@@ -314,21 +320,52 @@ def _runner_files() -> list[Path]:
     return found
 
 
+def runner_pyproject() -> str:
+    """The download's pyproject.toml: the project's name, version and entry
+    point, but only the packages and dependencies of the `arena` command, so
+    that installing it takes seconds and none of the server's libraries."""
+    project = tomllib.loads((Path(settings.BASE_DIR) / "pyproject.toml").read_text())["project"]
+    dependencies = [
+        d
+        for d in project["dependencies"]
+        if re.match(r"[A-Za-z0-9_.-]+", d).group(0).lower() in RUNNER_DEPENDENCIES
+    ]
+    scripts = "".join(f"{name} = {json.dumps(to)}\n" for name, to in project["scripts"].items())
+    return (
+        "# The `arena` command of a Gem Arena server: its engines, referee,\n"
+        "# sandboxes and built-in bots (the server's pyproject.toml has the rest).\n"
+        '[build-system]\nrequires = ["setuptools>=69"]\nbuild-backend = "setuptools.build_meta"\n\n'
+        f"[project]\nname = {json.dumps(project['name'])}\n"
+        f"version = {json.dumps(project['version'])}\n"
+        f"description = {json.dumps(project['description'] + ': the local runner')}\n"
+        f'readme = "README.md"\nrequires-python = {json.dumps(project["requires-python"])}\n'
+        f"dependencies = {json.dumps(dependencies)}\n\n"
+        f"[project.scripts]\n{scripts}\n"
+        '[tool.setuptools.packages.find]\ninclude = ["arena*", "sandbox*"]\n\n'
+        '[tool.setuptools.package-data]\n"*" = ["*.json", "*.md", "*.txt"]\n'
+    )
+
+
 @functools.cache
 def runner_tar_bytes() -> bytes:
-    """RUNNER_PARTS under gem-arena/, as a .tar.gz: the sources of this
-    process, which change only with a restart, so packed once."""
+    """RUNNER_PARTS and `runner_pyproject` under gem-arena/, as a .tar.gz:
+    the sources of this process, which change only with a restart, so packed
+    once."""
     base = Path(settings.BASE_DIR)
     buffer = io.BytesIO()
+
+    def add(name: str, data: bytes, executable: bool = False) -> None:
+        info = tarfile.TarInfo(f"{RUNNER_FOLDER}/{name}")
+        info.size = len(data)
+        # readable by the sandbox's other user; scripts stay executable
+        info.mode = 0o755 if executable else 0o644
+        info.mtime = 1767225600  # 2026-01-01, as the starter kit's files
+        archive.addfile(info, io.BytesIO(data))
+
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as archive:
+        add("pyproject.toml", runner_pyproject().encode())
         for rel in _runner_files():
-            data = (base / rel).read_bytes()
-            info = tarfile.TarInfo(f"{RUNNER_FOLDER}/{rel.as_posix()}")
-            info.size = len(data)
-            # readable by the sandbox's other user; scripts stay executable
-            info.mode = 0o755 if os.access(base / rel, os.X_OK) else 0o644
-            info.mtime = 1767225600  # 2026-01-01, as the starter kit's files
-            archive.addfile(info, io.BytesIO(data))
+            add(rel.as_posix(), (base / rel).read_bytes(), os.access(base / rel, os.X_OK))
     return buffer.getvalue()
 
 

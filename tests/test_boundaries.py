@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,20 @@ def test_the_ladder_check_can_fail(tmp_path: Path) -> None:
     )
     problems = ladder_violations([bad])
     assert len(problems) == 3, problems
+
+
+def test_the_runner_download_names_every_library_its_packages_import() -> None:
+    """The site's `arena` download (`ladder.views_docs.runner_pyproject`)
+    installs only these: a new import in arena/ or sandbox/ must be added."""
+    from ladder.views_docs import RUNNER_DEPENDENCIES
+
+    ours = {"arena", "sandbox", "gemarena_sdk"}  # gemarena_sdk: the bots' copy of arena/sdk.py
+    # installed with docker (its own dependency), whose errors it raises
+    ours |= {"requests"}
+    imported = {
+        top(module)
+        for package in ("arena", "sandbox")
+        for path in sources(package)
+        for module, _names, _line in imports_of(path)
+    }
+    assert imported - set(sys.stdlib_module_names) - ours == set(RUNNER_DEPENDENCIES)

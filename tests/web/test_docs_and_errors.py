@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import tomllib
 import zipfile
 
 import pytest
@@ -177,6 +178,11 @@ def test_runner_download_is_this_servers_arena_and_plays(client: Client) -> None
     assert not [n for n in names if "/." in n or "__pycache__" in n or n.endswith(".pyc")]
     for path in ("arena/cli.py", "arena/sdk.py", "bots/random/main.py", "sandbox/image.py"):
         assert (root / path).read_bytes() == (Path(settings.BASE_DIR) / path).read_bytes()
+    # its own pyproject: the arena command and its one library, none of the server's
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["dependencies"] == ["docker>=7.1,<8"]
+    assert project["project"]["scripts"] == {"arena": "arena.cli:main"}
+    assert project["tool"]["setuptools"]["packages"]["find"]["include"] == ["arena*", "sandbox*"]
     assert (root / "deploy/build-bot-image-hostcopy.py").stat().st_mode & 0o755 == 0o755
     run_arena = "import sys, arena, arena.cli; print(arena.__file__); sys.exit(arena.cli.main())"
     played = subprocess.run(
