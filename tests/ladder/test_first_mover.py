@@ -66,13 +66,22 @@ def test_the_refit_credits_the_first_move_term_to_the_bot_that_moved_first() -> 
     assert ratings[1] - ratings[0] < 1
     page = Client().get(f"/games/{GAME}/").content.decode()
     assert f"Moving first is worth +{fit.first_seat_advantage:.0f} Elo ±" in page
+    # and each match page says who it was
+    shown = Match.objects.filter(seed__in=(0, 1), seats__seat=0, seats__version=a)
+    assert sorted(m.first_mover for m in shown) == [0, 1]
+    for match in shown:
+        rows = Client().get(f"/matches/{match.pk}/").content.decode().split("<tr")
+        marked = [i for i, row in enumerate(rows) if "moved first</span>" in row]
+        assert len(marked) == 1 and f'"num">{match.first_mover}</td>' in rows[marked[0]]
 
 
 @pytest.mark.django_db
 def test_a_match_with_no_single_first_mover_keeps_seat_order() -> None:
     a = install_builtin(GAME, "random", bot_name="fm-c").active_version
     b = install_builtin(GAME, "random", bot_name="fm-d").active_version
-    finish(create_match(GAME, [a, b], seed=1), (2, 1), None)
+    match = create_match(GAME, [a, b], seed=1)
+    finish(match, (2, 1), None)
+    assert "moved first" not in Client().get(f"/matches/{match.pk}/").content.decode()
     _, (result,) = rated_results(GAME, mover_first=True)
     assert result.bot_ids == (a.bot_id, b.bot_id) and result.ranks == (2, 1)
     assert get_game("edel-stein-reich").first_to_act(4, 1) is None  # bids at once
