@@ -343,6 +343,10 @@ class MatchOut(Schema):
     finished_at: datetime | None
     reason: str
     steps: int
+    first_mover: int | None = Field(
+        description="the seat that made the first move (Splendor Duel's seed draws it), set "
+        "with the result; null before, and in games that open with choices made at once"
+    )
     replay_url: str | None
     seats: list[SeatOut]
 
@@ -437,6 +441,7 @@ def match_out(match: Match, viewer, detail: bool = False) -> dict:
         "finished_at": match.finished_at,
         "reason": match.reason,
         "steps": match.steps,
+        "first_mover": match.first_mover,
         "replay_url": reverse("api:match_replay", args=[match.pk]) if match.replay else None,
         "seats": [seat_out(s, viewer) for s in match.seats.all()],
     }

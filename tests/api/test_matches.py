@@ -47,6 +47,8 @@ def test_played_match_detail_and_privacy(client, as_alice, as_charlie, played_ma
     assert all(s["stderr_tail"] is None for s in public["seats"])
     assert public["seed"] == played_match.seed  # over, so no longer secret
     assert public["replay_url"] == f"{url}/replay"
+    # who moved first: as the replay's first step (the seed drew it)
+    assert public["first_mover"] == replay_of(client.get(f"{url}/replay"))["steps"][0]["seat"]
 
     mine = as_alice.get(url).json()["seats"]
     assert "private-stderr-line" in mine[0]["stderr_tail"]  # alice owns alpha
@@ -74,6 +76,7 @@ def test_queued_match_hides_its_seed_and_has_no_replay(client, alpha, beta) -> N
     match = create_match("splendor-duel", [alpha.active_version, beta.active_version])
     body = client.get(f"/api/matches/{match.pk}").json()
     assert body["status"] == "queued" and body["seed"] is None and body["replay_url"] is None
+    assert body["first_mover"] is None  # known with the result
     assert_error(client.get(f"/api/matches/{match.pk}/replay"), 409, "conflict")
     assert_error(client.get("/api/matches/987654/replay"), 404, "not_found")
 
