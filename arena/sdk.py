@@ -96,11 +96,7 @@ def run(
         elif kind == "request":
             args = (message["observation"], message["legal"])
             decision = decide(*args, message) if wants_request else decide(*args)
-            if decision is None:  # the referee will call it illegal; say why here
-                print(
-                    f"sdk: decide returned None at step {message.get('step')} (a missing return?)",
-                    file=sys.stderr,
-                )
+            _say_if_not_an_action(decision, message.get("step"))
             if isinstance(decision, tuple):
                 out.write(_reply(str(decision[0]), str(decision[1])) + "\n")
             else:
@@ -113,6 +109,25 @@ def run(
             break
         out.flush()
     return match
+
+
+def _say_if_not_an_action(decision: Any, step: Any) -> None:
+    """The referee calls a decision that is not a string illegal, quoting
+    only its text ('None', '0'); the owner's log says what went wrong."""
+    action = decision[0] if isinstance(decision, tuple) and decision else decision
+    if isinstance(action, str):
+        return
+    if action is None:
+        what, hint = "None", " (a missing return?)"
+    else:
+        what, hint = f"{type(action).__name__} {str(action)[:60]}", ""
+        if isinstance(action, int) and not isinstance(action, bool):
+            hint = " (an index? return the action itself, legal[i])"
+    print(
+        f"sdk: decide returned {what} at step {step}{hint}: return one of the strings "
+        "in legal, or (action, note)",
+        file=sys.stderr,
+    )
 
 
 def wrong_game(written_for: str, started_for: str) -> str:

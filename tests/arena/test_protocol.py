@@ -139,6 +139,29 @@ def test_sdk_says_on_stderr_when_decide_returns_nothing(capsys) -> None:
     assert "decide returned None at step 7 (a missing return?)" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "decision, said",
+    [
+        (0, "decide returned int 0 at step 7 (an index? return the action itself, legal[i])"),
+        ((["a"], "note"), "decide returned list ['a'] at step 7: return one of the strings"),
+        ("a", None),
+        (("a", "note"), None),
+    ],
+)
+def test_sdk_says_on_stderr_when_decide_returns_no_string(decision, said, capsys) -> None:
+    """A newcomer's decide returns the index of its choice (or a list): the
+    referee's fault quotes only '0'; the owner's stderr says what to return."""
+    stdin = io.StringIO(
+        json.dumps({"type": "request", "step": 7, "observation": {}, "legal": ["a"]}) + "\n"
+    )
+    run(lambda observation, legal: decision, stdin=stdin, stdout=io.StringIO())
+    err = capsys.readouterr().err
+    if said is None:
+        assert "sdk:" not in err, err
+    else:
+        assert said in err, err
+
+
 @pytest.mark.parametrize("game_id", ["splendor-duel", "edel-stein-reich"])
 def test_sdk_match_carries_what_the_referees_start_message_says(game_id: str) -> None:
     """docs/bots.md lists the Match fields; a bot that restores a snapshot
