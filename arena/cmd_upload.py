@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
 from arena.bot_game import games_named_in, wrong_game_refusal
-from arena.runner_bots import no_main_py_hint
+from arena.runner_bots import nested_main_py_hint, no_main_py_hint
 
 #: exit status when --wait ran out with the version still pending
 STILL_PENDING = 3
@@ -101,7 +101,10 @@ def package(path: Path) -> tuple[str, bytes]:
         return path.name, path.read_bytes()
     if not (path / "main.py").is_file():
         names = [p.name for p in path.iterdir() if p.is_file()]
-        raise ClientError(f"{path} has no main.py at its top level" + no_main_py_hint(names))
+        raise ClientError(
+            f"{path} has no main.py at its top level"
+            + (no_main_py_hint(names) or nested_main_py_hint(str(path), path))
+        )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for item in sorted(path.rglob("*")):

@@ -69,6 +69,20 @@ def no_main_py_hint(names: list[str]) -> str:
     return f" (it holds {shown}: a bot starts from main.py; rename the file that calls run())"
 
 
+def nested_main_py_hint(arg: str, folder: Path) -> str:
+    """What to add when `folder` (given as `arg`) has no main.py but a folder
+    in it has: the starter kit unzipped here, run from one folder too high."""
+    inner = sorted(
+        p.name
+        for p in folder.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / "main.py").is_file()
+    )
+    if not inner:
+        return ""
+    shown = " or ".join(str(Path(arg) / name) for name in inner[:2])
+    return f" (give the folder that holds it: {shown})"
+
+
 def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, Path]:
     """(label, directory) for a CLI BOT argument: builtin:NAME, a directory
     holding main.py, or a single .py file (copied as main.py into `workdir`)."""
@@ -79,7 +93,10 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
     if path.is_dir():
         if not (path / "main.py").is_file():
             names = [p.name for p in path.iterdir() if p.is_file()]
-            raise BotNotFound(f"{arg}: the directory has no main.py" + no_main_py_hint(names))
+            raise BotNotFound(
+                f"{arg}: the directory has no main.py"
+                + (no_main_py_hint(names) or nested_main_py_hint(arg, path))
+            )
         return path.resolve().name, path.resolve()
     if path.suffix == ".py":
         if not path.is_file():
@@ -98,6 +115,11 @@ def resolve_bot(arg: str, game: str, workdir: Path | None = None) -> tuple[str, 
     if not path.exists():
         raise BotNotFound(
             f"{arg}: no such bot (give a directory with main.py, a .py file or builtin:NAME)"
+        )
+    if path.suffix.lower() == ".zip":  # the starter kit, or what the author uploads
+        raise BotNotFound(
+            f"{arg}: a .zip is played unzipped: `unzip {arg}`, then give the folder "
+            "that holds main.py (the server takes the .zip itself)"
         )
     raise BotNotFound(f"{arg}: not a directory or a .py file")
 

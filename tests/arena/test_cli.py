@@ -172,6 +172,27 @@ def test_a_folder_whose_entry_point_has_another_name(tmp_path: Path, capsys, mon
     assert f"{tmp_path} has no main.py at its top level {hint}" in capsys.readouterr().err
 
 
+def test_the_starter_kit_one_folder_too_high_or_still_zipped(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """A newcomer runs the kit README's `arena play splendor-duel . …` where
+    they unzipped it, or gives the .zip itself: both say what to give."""
+    monkeypatch.setenv("GEMARENA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("GEMARENA_TOKEN", "ga_test")
+    (tmp_path / "splendor-duel-bot").mkdir()
+    (tmp_path / "splendor-duel-bot" / "main.py").write_text("")
+    (tmp_path / "kit.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    hint = f"(give the folder that holds it: {tmp_path / 'splendor-duel-bot'})"
+    assert main(["play", "splendor-duel", str(tmp_path), "builtin:random", "--no-replay"]) == 2
+    assert f"{tmp_path}: the directory has no main.py {hint}" in capsys.readouterr().err
+    argv = ["upload", str(tmp_path), "--bot", "b", "--game", "splendor-duel", "--create"]
+    assert main(argv) != 0
+    assert f"{tmp_path} has no main.py at its top level {hint}" in capsys.readouterr().err
+    kit = str(tmp_path / "kit.zip")
+    assert main(["play", "splendor-duel", kit, "builtin:random", "--no-replay"]) == 2
+    assert f"{kit}: a .zip is played unzipped: `unzip {kit}`" in capsys.readouterr().err
+
+
 def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     broken = BASE / "broken.py"
     broken.write_text("import no_such_module\n")
