@@ -199,6 +199,31 @@ def test_runner_download_is_this_servers_arena_and_plays(client: Client) -> None
     assert "splendor-duel, seed 3:" in played.stdout
 
 
+def test_getting_started_builds_the_bot_image_with_the_download(client: Client) -> None:
+    """Without the image a newcomer's `arena play` falls back to the process
+    sandbox (not the ladder's limits): the page says how to build it, with
+    modules the download holds, as docs/bots.md "The sandbox" does."""
+    import tempfile
+    from pathlib import Path
+
+    from tests.arena.bots import BASE
+
+    build = '.venv/bin/python -m sandbox.image ensure --extra-lib "$(.venv/bin/python -m arena.sdk_lib)"'
+    page = html.unescape(client.get("/docs/getting-started/").content.decode())
+    assert build in page
+    bots_md = (Path(__file__).resolve().parents[2] / "docs" / "bots.md").read_text()
+    assert " ".join(build.split()) in " ".join(bots_md.split())
+    unpacked = Path(tempfile.mkdtemp(dir=BASE))
+    with tarfile.open(fileobj=io.BytesIO(client.get("/docs/gem-arena.tar.gz").content)) as archive:
+        archive.extractall(unpacked, filter="data")
+    env = {**os.environ, "PYTHONPATH": str(unpacked / "gem-arena")}
+    for module in (["arena.sdk_lib"], ["sandbox.image", "ensure", "--help"]):
+        done = subprocess.run(
+            [sys.executable, "-m", *module], cwd=unpacked, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture
 def production_errors(settings):
     settings.DEBUG = False
