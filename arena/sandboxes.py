@@ -95,9 +95,13 @@ for line in sys.stdin:
     sys.stdout.flush()
 """
 
-#: how to rebuild the bot image with the library of these sources
+#: how to rebuild the bot image with the library of these sources; the
+#: first command is also the one the `arena` command's download holds
+#: (no Makefile, no deploy/build-bot-image.sh: views_docs.RUNNER_PARTS)
 REBUILD_HINT = (
-    "rebuild the bot image from this version of the platform: `make image`, or "
+    "rebuild the bot image from this version of the platform: "
+    'python -m sandbox.image ensure --extra-lib "$(python -m arena.sdk_lib)" '
+    "(with the Python of the arena command; `make image` in the sources), or "
     'deploy/build-bot-image.sh --extra-lib "$(python -m arena.sdk_lib)", '
     "or deploy/images/build-images.sh for compose"
 )

@@ -120,6 +120,8 @@ def test_a_sandbox_without_this_versions_bot_library_is_told_before_any_game(
     err = capsys.readouterr().err
     assert "arena tournament: the sandbox's self-test failed: process: the bot library" in err
     assert "is from other sources (0123456789abcdef" in err
+    # what a newcomer who downloaded the arena command has (no make, no deploy/*.sh)
+    assert 'python -m sandbox.image ensure --extra-lib "$(python -m arena.sdk_lib)"' in err
     assert err.count("arena tournament:") == 1
 
 
