@@ -19,6 +19,8 @@ from arena.replay import save_replay
 from arena.runner import play_match
 from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
+from arena.sandboxes import usable_backend
+from sandbox import SandboxError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
             labels = unique_labels([label for label, _ in resolved])
             if out is not None:
                 check_replay_file(out)
+            if args.sandbox != "auto":  # auto falls back to the process sandbox itself
+                usable_backend(args.sandbox)  # e.g. no bot image: said, not a system fault
             request = MatchRequest(
                 game=args.game,
                 bots=[
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 sandbox=args.sandbox,
             )
             result = play_match(request, on_step=_print_step if args.verbose else None)
-        except (BotNotFound, OptionError, ValueError) as exc:
+        except (BotNotFound, OptionError, ValueError, SandboxError) as exc:
             print(f"arena play: {exc}", file=sys.stderr)
             return 2
         except SystemFault as exc:

@@ -48,15 +48,22 @@ def sandbox_status(requested: str) -> SandboxStatus:
     )
 
 
+def usable_backend(requested: str) -> sandbox.Backend:
+    """The backend `requested` resolves to; SandboxError naming why it cannot
+    run bots here (`arena play --sandbox docker` without the bot image)."""
+    backend = sandbox.get_backend(requested)
+    problem = backend.self_check()
+    if problem:
+        raise sandbox.SandboxError(f"the {backend.name} sandbox cannot run bots here: {problem}")
+    return backend
+
+
 def check_local_sandbox(requested: str, bots: Collection[tuple[str, Path]]) -> str:
     """For a local run of many matches (`arena tournament`): the backend
     `requested` resolves to, once it can run bots here and every bot's
     directory is usable by it; SandboxError naming the problem otherwise,
     so that it is told once instead of failing every match."""
-    backend = sandbox.get_backend(requested)
-    problem = backend.self_check()
-    if problem:
-        raise sandbox.SandboxError(f"the {backend.name} sandbox cannot run bots here: {problem}")
+    backend = usable_backend(requested)
     for label, path in bots:
         try:
             backend.check_bot_dir(path)

@@ -333,6 +333,21 @@ def test_play_checks_where_the_replay_goes_before_playing(
     assert "is not an existing directory" in capsys.readouterr().err
 
 
+def test_play_in_a_docker_sandbox_without_the_bot_image_says_so_before_playing(
+    capsys, monkeypatch
+) -> None:
+    """`arena play --sandbox docker` (the FAQ's advice) before the image is
+    built: the sandbox's reason, as `arena tournament` tells it, not a
+    "system fault" with the engine's 404 after the match started."""
+    from arena import cmd_play
+
+    _no_match_may_be_played(monkeypatch, cmd_play)
+    monkeypatch.setenv("SANDBOX_IMAGE", f"gemarena-bot:no-such-tag-{os.getpid()}")
+    argv = ["play", "splendor-duel", "builtin:random", "builtin:random", "--no-replay"]
+    assert main([*argv, "--sandbox", "docker"]) == 2
+    assert "arena play: the docker sandbox cannot run bots here: " in capsys.readouterr().err
+
+
 def test_tournament_checks_the_replay_folder_before_playing(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
