@@ -17,7 +17,13 @@ from arena.cmd_common import (
 from arena.engine import OptionError
 from arena.replay import save_replay
 from arena.runner import play_match
-from arena.runner_bots import BotNotFound, resolve_bot, unique_labels
+from arena.runner_bots import (
+    BUILTIN_PREFIX,
+    BotNotFound,
+    import_hint,
+    resolve_bot,
+    unique_labels,
+)
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 from arena.sandboxes import usable_backend
 from sandbox import SandboxError
@@ -78,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         # written before anything is printed: a reader that leaves early
         # (`arena play … | head`) must not cost the match's replay
         save_replay(out, result.replay)
-    print_result(result)
+    print_result(result, [_source(arg) for arg in args.bots])
     if args.stderr:
         print_stderr(result)
     if out is not None:
@@ -99,7 +105,17 @@ def _print_step(event: dict) -> None:
     print(f"{event['step']:4d}  {event['description']}{forced}{note}")
 
 
-def print_result(result: MatchResult) -> None:
+def _source(arg: str) -> tuple[Path | None, bool]:
+    """(the bot's folder as its author has it, whether only a .py was given)."""
+    if arg.startswith(BUILTIN_PREFIX):
+        return None, False
+    path = Path(arg)
+    return (path, False) if path.is_dir() else (path.parent, True)
+
+
+def print_result(
+    result: MatchResult, sources: list[tuple[Path | None, bool]] | None = None
+) -> None:
     outcome = result.outcome
     print(f"{result.game}, seed {result.seed}: {outcome.reason}")
     print_notice(result.game, result.replay.get("options"))
@@ -114,6 +130,10 @@ def print_result(result: MatchResult) -> None:
         if fault is not None and result.stderr_tails[seat].strip():
             tail = result.stderr_tails[seat].strip().splitlines()[-5:]
             print("          stderr: " + "\n                  ".join(tail))
+            if fault.kind == "crash" and sources:
+                hint = import_hint(result.stderr_tails[seat], *sources[seat])
+                if hint:
+                    print(f"          hint: {hint}")
     t = result.timings
     print(
         f"  {int(t['decisions'])} decisions; wall {t['wall_ms']:.0f} ms (start-up {t['startup_ms']:.0f} ms)"

@@ -7,6 +7,7 @@ the game has its own, else the game-agnostic bots/NAME/ (the random bot).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -67,6 +68,37 @@ def no_main_py_hint(names: list[str]) -> str:
         return ""
     shown = ", ".join(scripts[:3]) + (", …" if len(scripts) > 3 else "")
     return f" (it holds {shown}: a bot starts from main.py; rename the file that calls run())"
+
+
+#: the last line of a bot's stderr when an import failed
+MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]+)'\s*$")
+
+
+def import_hint(stderr_tail: str, source: Path | None, single_file: bool = False) -> str:
+    """What to do about a bot that crashed on an import (its stderr's last
+    line), "" for any other crash. `source` is the folder of the bot as the
+    author has it (None for a built-in bot), `single_file` when only its
+    main.py was given: a module there is the bot's own file."""
+    found = MISSING_MODULE.search(stderr_tail)
+    if found is None or source is None:
+        return ""
+    top = found.group(1).split(".")[0]
+    if (source / f"{top}.py").is_file() or (source / top).is_dir():
+        # the sandbox's isolated mode (python3 -I) keeps the bot's folder off sys.path
+        fix = (
+            "start main.py with `import os, sys` and "
+            "`sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))`"
+        )
+        if single_file:
+            return f"{top} is next to the .py file given, which plays alone: give their folder, and {fix}"
+        return (
+            f"{top} is in the bot's folder, but bots run as python3 -I (isolated), without "
+            f"their folder on sys.path: {fix}"
+        )
+    return (
+        f"{top} is not in the sandbox: a bot can import the standard library, "
+        "gemarena_sdk, the engines (arena) and the files of its own folder"
+    )
 
 
 def nested_main_py_hint(arg: str, folder: Path) -> str:

@@ -210,6 +210,45 @@ def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     assert f"forfeit: {said}" in capsys.readouterr().out
 
 
+def test_a_bot_that_imports_its_own_file_is_told_how(capsys) -> None:
+    """The newcomer's first split into two files: main.py imports helper.py,
+    which isolated mode keeps off sys.path. The crash says what to add."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="split-", dir=BASE))
+    (folder / "helper.py").write_text("def pick(legal):\n    return legal[0]\n")
+    (folder / "main.py").write_text(
+        "from gemarena_sdk import run\nfrom helper import pick\n"
+        "run(lambda observation, legal: pick(legal))\n"
+    )
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    argv = ["builtin:random", "--sandbox", "process", "--no-replay"]
+    assert main(["play", "splendor-duel", str(folder), *argv]) == 0
+    out = capsys.readouterr().out
+    assert "No module named 'helper'" in out
+    assert "hint: helper is in the bot's folder, but bots run as python3 -I" in out
+    assert "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))" in out
+    assert main(["play", "splendor-duel", str(folder / "main.py"), *argv]) == 0
+    out = capsys.readouterr().out
+    assert "hint: helper is next to the .py file given, which plays alone: give their" in out
+
+
+def test_import_hint_names_what_a_bot_can_import(tmp_path: Path) -> None:
+    from arena.runner_bots import import_hint
+
+    tail = "Traceback ...\nModuleNotFoundError: No module named 'numpy'\n"
+    assert "numpy is not in the sandbox: a bot can import the standard library" in (
+        import_hint(tail, tmp_path)
+    )
+    assert import_hint(tail, None) == ""  # a built-in bot
+    assert import_hint("ValueError: bad\n", tmp_path) == ""
+    (tmp_path / "lib").mkdir()
+    assert "lib is in the bot's folder" in import_hint(
+        "ModuleNotFoundError: No module named 'lib.search'", tmp_path
+    )
+
+
 @pytest.mark.parametrize("game", ["splendor-duel", "edel-stein-reich"])
 def test_new_bot_plays_as_it_says(game: str, capsys) -> None:
     target = BASE / f"newbot-{game}"
