@@ -76,6 +76,19 @@ def test_rejected_upload_shows_reason_and_stderr(client: Client, alice, process_
         assert f"· {html.escape(reason)}</span>" in page
 
 
+def test_a_rejected_version_says_what_to_do_next(client: Client, alice) -> None:
+    """The reason alone left a newcomer at a dead end: the page links the
+    upload of a new version of this bot and how to replay the match locally."""
+    bot = make_bot(alice, "crashy")
+    BotVersion.objects.filter(bot=bot).update(
+        status=BotVersion.Status.REJECTED, reject_reason="validation match 9: crash"
+    )
+    client.force_login(alice)
+    page = client.get(f"/bots/{bot.pk}/versions/1/").content.decode()
+    assert f'<a href="/upload/?bot={bot.pk}">upload a new version</a> of crashy' in page
+    assert 'href="/docs/bots/#replaying-a-ladder-match-locally"' in page
+
+
 @pytest.mark.django_db(transaction=True)
 def test_accepted_upload_becomes_active(client: Client, alice, process_sandbox) -> None:
     bot = make_bot(alice, "steady")
