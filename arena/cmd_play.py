@@ -15,6 +15,7 @@ from arena.cmd_common import (
     print_notice,
 )
 from arena.engine import OptionError
+from arena.registry import get_game
 from arena.replay import save_replay
 from arena.runner import play_match
 from arena.runner_bots import (
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     workdir.chmod(0o755)
     try:
         try:
+            check_seat_count(args.game, args.bots)
             resolved = [resolve_bot(arg, args.game, workdir) for arg in args.bots]
             labels = unique_labels([label for label, _ in resolved])
             if out is not None:
@@ -90,6 +92,21 @@ def run(args: argparse.Namespace) -> int:
     if out is not None:
         print(f"replay: {out}")
     return 0
+
+
+def check_seat_count(game_id: str, bots: list[str]) -> None:
+    """OptionError, with a command line that has the right count, unless
+    `bots` fill a table of the game (one BOT per seat)."""
+    game = get_game(game_id)
+    counts = game.seat_counts
+    if len(bots) in counts:
+        return
+    fitted = bots[: max(counts)] + ["builtin:random"] * (min(counts) - len(bots))
+    allowed = ", ".join(map(str, counts))
+    raise OptionError(
+        f"{game.id} is played by {allowed} seats, not {len(bots)}: name one bot per seat "
+        f"(the same one again, or a built-in), e.g. arena play {game.id} {' '.join(fitted)}"
+    )
 
 
 def check_replay_file(out: Path) -> None:

@@ -157,6 +157,22 @@ def test_clear_errors(argv: list[str], words: str, capsys) -> None:
     assert words in capsys.readouterr().err
 
 
+def test_play_with_too_few_bots_shows_a_command_line_that_fits(capsys, monkeypatch) -> None:
+    """The newcomer's `arena play edel-stein-reich mybot builtin:random`: one
+    BOT per seat, said with a line to copy, before any bot is looked up."""
+    from arena import cmd_play
+
+    _no_match_may_be_played(monkeypatch, cmd_play)
+    assert main(["play", "edel-stein-reich", "mybot", "builtin:random", "--no-replay"]) == 2
+    assert (
+        "arena play: edel-stein-reich is played by 3, 4, 5 seats, not 2: name one bot per seat "
+        "(the same one again, or a built-in), e.g. arena play edel-stein-reich mybot "
+        "builtin:random builtin:random\n"
+    ) in capsys.readouterr().err
+    assert main(["play", "splendor-duel", "a", "b", "c", "--no-replay"]) == 2
+    assert "e.g. arena play splendor-duel a b\n" in capsys.readouterr().err
+
+
 def test_a_folder_whose_entry_point_has_another_name(tmp_path: Path, capsys, monkeypatch) -> None:
     """A newcomer's bot.py: `arena play` and `arena upload` say what the folder holds
     (the upload before it sends anything: the address answers nothing)."""
