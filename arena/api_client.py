@@ -125,6 +125,15 @@ class Client:
         self.timeout_s = timeout_s
         self._opener = urllib.request.build_opener(_NoRedirects)
 
+    def _unreachable(self, why: object) -> ClientError:
+        said = f"cannot reach the server at {self.config.url}: {why}"
+        if self.config.url == DEFAULT_URL:  # most often: GEMARENA_URL was never set
+            said += (
+                f" ({DEFAULT_URL} is the default, a server on this machine: set GEMARENA_URL, "
+                f'or `url = "..."` in {self.config.source}, to the site\'s address)'
+            )
+        return ClientError(said)
+
     def require_token(self) -> None:
         if not self.config.token:
             raise ClientError(
@@ -182,11 +191,9 @@ class Client:
         except urllib.error.HTTPError as exc:
             raise _api_error(exc) from None
         except urllib.error.URLError as exc:
-            raise ClientError(
-                f"cannot reach the server at {self.config.url}: {exc.reason}"
-            ) from None
+            raise self._unreachable(exc.reason) from None
         except (TimeoutError, ConnectionError) as exc:
-            raise ClientError(f"cannot reach the server at {self.config.url}: {exc}") from None
+            raise self._unreachable(exc) from None
         if not body:
             return None
         try:

@@ -360,6 +360,28 @@ def test_a_named_config_file_that_is_missing_is_an_error(tmp_path: Path) -> None
     assert load_config({"XDG_CONFIG_HOME": str(tmp_path)}).url  # no file by default: defaults
 
 
+def test_an_unreachable_default_server_says_to_set_gemarena_url(tmp_path: Path) -> None:
+    """A newcomer who never set GEMARENA_URL reaches for 127.0.0.1:8000; the
+    message says that is the default and how to name the site. The network
+    edge is faked: a real server may listen on that port here."""
+    import urllib.error
+
+    from arena.api_client import DEFAULT_URL, Client
+
+    def refused(*args, **kwargs):
+        raise urllib.error.URLError(ConnectionRefusedError(111, "Connection refused"))
+
+    client = Client(load_config({"XDG_CONFIG_HOME": str(tmp_path)}))
+    client._opener.open = refused
+    with pytest.raises(ClientError, match="is the default, a server on this machine: set GEMAR"):
+        client.get("/api/games")
+    client = Client(load_config({"GEMARENA_URL": "http://arena.example.org"}))
+    client._opener.open = refused
+    with pytest.raises(ClientError) as raised:
+        client.get("/api/games")
+    assert str(raised.value).endswith("Connection refused") and DEFAULT_URL not in str(raised.value)
+
+
 def _no_match_may_be_played(monkeypatch, module) -> None:
     def play_match(*args, **kwargs):
         raise AssertionError("a match was played despite a bad argument")
