@@ -536,7 +536,13 @@ class _Match:
         code = report.exit_code if report is not None else None
         # The detail is public (match pages, replays): the bot's stderr stays
         # in its private stderr tail.
-        self._fault(seat, FaultKind.CRASH, f"{what} (exit code {code})", step)
+        detail = f"{what} (exit code {code})"
+        if code == 0 and what.endswith("the start message"):
+            # no error, no answer: main.py defines decide but never starts the SDK
+            detail += (
+                ": main.py ended without answering; a bot that uses the SDK ends with run(decide)"
+            )
+        self._fault(seat, FaultKind.CRASH, detail, step)
 
     def _fault(
         self, seat: _Seat, kind: FaultKind, detail: str, step: int, reason: ExitKind | None = None

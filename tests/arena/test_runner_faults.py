@@ -128,3 +128,22 @@ def test_fault_at_start_up() -> None:
     assert result.outcome.ranks == (1, 2)
     assert result.replay["steps"] == []
     assert verify_replay(result.replay) == []
+
+
+def test_a_bot_that_never_starts_the_sdk_is_told_so() -> None:
+    """main.py defines decide and ends (the newcomer forgot `run(decide)`):
+    exit code 0 before the start message, which alone said nothing."""
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.mkdtemp(prefix="norun-", dir=BASE))
+    (folder / "main.py").write_text("def decide(observation, legal):\n    return legal[0]\n")
+    for path in (folder, folder / "main.py"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    bots = [BotSpec("norun", folder), BotSpec("ok", bot_dir("faulty", fault="none"))]
+    result = play_match(MatchRequest("splendor-duel", bots, seed=1, time=TIME, sandbox="process"))
+    assert result.faults[0].kind == FaultKind.CRASH
+    assert result.faults[0].detail == (
+        "closed its output before answering the start message (exit code 0): main.py ended "
+        "without answering; a bot that uses the SDK ends with run(decide)"
+    )
