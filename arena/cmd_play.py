@@ -29,8 +29,15 @@ from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
 from arena.sandboxes import usable_backend
 from sandbox import SandboxError
 
+EPILOG = (
+    "exit status: 0 the match was played and no seat forfeited; 1 it was played "
+    "and a seat forfeited (the replay is written all the same); 2 a bad argument, "
+    "bot or option; 3 a system fault (not the bots' fault)"
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
     parser.add_argument("game", help="a game id (see `arena games`)")
     parser.add_argument("bots", nargs="+", metavar="BOT",
                         help="one per seat: a directory with main.py, a .py file, or builtin:NAME")  # fmt: skip
@@ -50,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The exit status is EPILOG's."""
     out = (
         None if args.no_replay else args.out or Path(f"{args.game}-seed{args.seed}.replay.json.gz")
     )
@@ -91,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
         print_stderr(result)
     if out is not None:
         print(f"replay: {out}")
-    return 0
+    # a script (or CI) that plays its bot must see a forfeit without parsing
+    return 1 if any(result.faults) else 0
 
 
 def check_seat_count(game_id: str, bots: list[str]) -> None:

@@ -217,7 +217,7 @@ def test_a_bot_that_cannot_start(tmp_path: Path, capsys) -> None:
     code = main(["play", "splendor-duel", str(broken), "builtin:random", "--sandbox", "process",
                  "--out", str(replay)])  # fmt: skip
     out = capsys.readouterr().out
-    assert code == 0
+    assert code == 1  # played, with a forfeit: a script sees it in the exit status
     assert "FORFEIT crash" in out and "no_such_module" in out
     # where, said once as the runner's detail says it (QA: "at step 0: ... the start message")
     said = "crash: closed its output before answering the start message (exit code 1)"
@@ -240,12 +240,12 @@ def test_a_bot_that_imports_its_own_file_is_told_how(capsys) -> None:
     for path in (folder, *folder.iterdir()):
         path.chmod(0o755 if path.is_dir() else 0o644)
     argv = ["builtin:random", "--sandbox", "process", "--no-replay"]
-    assert main(["play", "splendor-duel", str(folder), *argv]) == 0
+    assert main(["play", "splendor-duel", str(folder), *argv]) == 1
     out = capsys.readouterr().out
     assert "No module named 'helper'" in out
     assert "hint: helper is in the bot's folder, but bots run as python3 -I" in out
     assert "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))" in out
-    assert main(["play", "splendor-duel", str(folder / "main.py"), *argv]) == 0
+    assert main(["play", "splendor-duel", str(folder / "main.py"), *argv]) == 1
     out = capsys.readouterr().out
     assert "hint: helper is next to the .py file given, which plays alone: give their" in out
 
@@ -295,7 +295,7 @@ def test_a_starter_started_for_the_other_game_forfeits_and_says_why(
     others = ["builtin:random"] * (2 if played == "edel-stein-reich" else 1)
     code = main(["play", played, str(target), *others, "--sandbox", "process", "--no-replay"])
     out = capsys.readouterr().out
-    assert code == 0
+    assert code == 1
     assert "FORFEIT crash: closed its output before answering the start message" in out
     assert f"stderr: sdk: this bot is written for {written_for}" in out
     assert f"started for a match of {played}" in out
