@@ -26,7 +26,7 @@ from arena.runner_bots import (
     unique_labels,
 )
 from arena.runner_types import BotSpec, MatchRequest, MatchResult, SystemFault
-from arena.sandboxes import usable_backend
+from arena.sandboxes import image_lib_problem, usable_backend
 from sandbox import SandboxError
 
 EPILOG = (
@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         # (`arena play … | head`) must not cost the match's replay
         save_replay(out, result.replay)
     print_result(result, [_source(arg) for arg in args.bots])
+    stale = image_lib_problem() if result.sandbox == "docker" else ""
+    if stale:
+        print(f"arena play: warning: {stale}", file=sys.stderr)
     if args.stderr:
         print_stderr(result)
     if out is not None:

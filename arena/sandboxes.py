@@ -114,6 +114,27 @@ REBUILD_HINT = (
 )
 
 
+def image_lib_problem() -> str:
+    """ "" when the bot image's label names the bot library of the sources
+    running here, or says nothing of one (an image built before the label);
+    else why its bots would import another SDK and engines. Costs one
+    inspect of the image, not a container (for `arena play`'s one match)."""
+    from arena.sdk_lib import bot_lib_id
+    from sandbox.docker_backend import image_name
+    from sandbox.image import LIB_LABEL, image_labels
+
+    image = image_name()
+    labels = image_labels(image) or {}
+    have, want = labels.get(LIB_LABEL), bot_lib_id()
+    if have is None or have == want:
+        return ""
+    return (
+        f"the bot image {image} holds the bot library of other sources ({have}; "
+        f"this arena command's is {want}): bots that import gemarena_sdk or search "
+        f"with the engines played with that one; {REBUILD_HINT}"
+    )
+
+
 def _bot_lib_problem(answer: str) -> str:
     """ "" when the echo bot's answer to "lib" names the library of the
     sources running here (the worker's, or the `arena` command's)."""

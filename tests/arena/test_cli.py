@@ -616,3 +616,40 @@ def test_a_table_with_too_few_bots_says_how_to_fill_it(capsys, monkeypatch) -> N
     hint = err.split("named more than once: ", 1)[1].split("\n", 1)[0].split()
     assert hint == ["arena", "tournament", "edel-stein-reich", "builtin:greedy", "builtin:random",
                     "builtin:random", "--games", "1"]  # fmt: skip
+
+
+def test_play_in_docker_warns_when_the_bot_image_holds_another_bot_library(
+    monkeypatch, capsys
+) -> None:
+    """`arena tournament` refuses a bot image built from other sources; `arena
+    play`, one match, played on with it and said nothing, so a bot author whose
+    image predated an upgrade tested against the old SDK and engines. It now
+    warns after the match, from the image's label (no extra container)."""
+    import dataclasses
+
+    import arena.cmd_play
+    import sandbox.image
+    from arena.sdk_lib import bot_lib_id
+
+    real_play = arena.cmd_play.play_match
+    monkeypatch.setattr(  # as if Docker had played it, without needing an engine
+        arena.cmd_play,
+        "play_match",
+        lambda *a, **k: dataclasses.replace(real_play(*a, **k), sandbox="docker"),
+    )
+    labels = {sandbox.image.LIB_LABEL: "0123456789abcdef"}
+    monkeypatch.setattr(sandbox.image, "image_labels", lambda image: labels)
+    argv = ["play", "splendor-duel", "builtin:random", "builtin:random", "--sandbox",
+            "process", "--no-replay"]  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "warning: the bot image gemarena-bot:" in err
+    assert f"(0123456789abcdef; this arena command's is {bot_lib_id()})" in err
+    assert 'python -m sandbox.image ensure --extra-lib "$(python -m arena.sdk_lib)"' in err
+
+    labels[sandbox.image.LIB_LABEL] = bot_lib_id()  # the right library: nothing said
+    assert main(argv) == 0
+    assert "warning" not in capsys.readouterr().err
+    labels.clear()  # an image without the label (built before it): nothing said either
+    assert main(argv) == 0
+    assert "warning" not in capsys.readouterr().err
