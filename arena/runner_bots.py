@@ -74,6 +74,13 @@ def no_main_py_hint(names: list[str]) -> str:
 MISSING_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]+)'\s*$")
 
 
+#: the line that puts a bot's own folder on sys.path (docs/bots.md, the
+#: starter's README): appended, so that the sandbox's gemarena_sdk and
+#: engines come first, not a copy in the folder (the starter kit's
+#: gemarena_sdk.py, for running it with plain python3, ages with the kit)
+BOT_FOLDER_ON_PATH = "sys.path.append(os.path.dirname(os.path.abspath(__file__)))"
+
+
 def import_hint(stderr_tail: str, source: Path | None, single_file: bool = False) -> str:
     """What to do about a bot that crashed on an import (its stderr's last
     line), "" for any other crash. `source` is the folder of the bot as the
@@ -85,10 +92,7 @@ def import_hint(stderr_tail: str, source: Path | None, single_file: bool = False
     top = found.group(1).split(".")[0]
     if (source / f"{top}.py").is_file() or (source / top).is_dir():
         # the sandbox's isolated mode (python3 -I) keeps the bot's folder off sys.path
-        fix = (
-            "start main.py with `import os, sys` and "
-            "`sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))`"
-        )
+        fix = f"start main.py with `import os, sys` and `{BOT_FOLDER_ON_PATH}`"
         if single_file:
             return f"{top} is next to the .py file given, which plays alone: give their folder, and {fix}"
         return (

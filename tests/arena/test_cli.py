@@ -244,7 +244,7 @@ def test_a_bot_that_imports_its_own_file_is_told_how(capsys) -> None:
     out = capsys.readouterr().out
     assert "No module named 'helper'" in out
     assert "hint: helper is in the bot's folder, but bots run as python3 -I" in out
-    assert "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))" in out
+    assert "sys.path.append(os.path.dirname(os.path.abspath(__file__)))" in out
     assert main(["play", "splendor-duel", str(folder / "main.py"), *argv]) == 1
     out = capsys.readouterr().out
     assert "hint: helper is next to the .py file given, which plays alone: give their" in out
@@ -653,3 +653,31 @@ def test_play_in_docker_warns_when_the_bot_image_holds_another_bot_library(
     labels.clear()  # an image without the label (built before it): nothing said either
     assert main(argv) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_the_folder_recipe_keeps_the_sandboxs_sdk_before_a_copy_in_the_folder(capsys) -> None:
+    """The starter kit holds gemarena_sdk.py (for plain `python3 main.py`).
+    With the recipe its README gave, `sys.path.insert(0, <folder>)`, that copy,
+    as old as the kit, shadowed the sandbox's SDK once the bot was split into
+    files. The recipe of the README now puts the folder last."""
+    import tempfile
+
+    from arena.runner_bots import BOT_FOLDER_ON_PATH
+
+    readme = (Path(__file__).parents[2] / "bots" / "starter" / "README.md.in").read_text()
+    recipe = readme.split("adds it itself:", 1)[1].split("##", 1)[0]
+    lines = [line.strip() for line in recipe.strip().splitlines()]
+    assert lines == ["import os, sys", BOT_FOLDER_ON_PATH]  # what the hint says too
+    folder = Path(tempfile.mkdtemp(prefix="stale-sdk-", dir=BASE))
+    (folder / "gemarena_sdk.py").write_text("raise ImportError('the stale copy of the kit')\n")
+    (folder / "helper.py").write_text("def pick(legal):\n    return legal[0]\n")
+    (folder / "main.py").write_text(
+        "\n".join(lines) + "\nfrom gemarena_sdk import run\nfrom helper import pick\n"
+        "run(lambda observation, legal: pick(legal))\n"
+    )
+    for path in (folder, *folder.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    argv = ["builtin:random", "--sandbox", "process", "--no-replay"]
+    code = main(["play", "splendor-duel", str(folder), *argv])
+    out = capsys.readouterr().out
+    assert "FORFEIT" not in out and code == 0, out
