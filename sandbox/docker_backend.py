@@ -42,6 +42,17 @@ LABEL_BOT = "gemarena.sandbox.bot"
 
 BOT_UID = "65534:65534"
 BOT_COMMAND = ["/usr/bin/python3", "-I", "-u", "/bot/main.py"]
+#: PID 1 of the container: sandbox/bot_init.py's text, run as the same
+#: interpreter's `-c` program, confines itself and then starts BOT_COMMAND
+#: (it replaces Docker's tini; why in that file)
+INIT_COMMAND = [
+    "/usr/bin/python3",
+    "-I",
+    "-S",
+    "-c",
+    (Path(__file__).with_name("bot_init.py")).read_text(),
+]
+INIT_MACHINES = ("x86_64", "aarch64")  # bot_init.SYSCALLS
 BOT_ENV = {
     "PATH": "/usr/bin:/bin",
     "HOME": "/tmp",
@@ -54,7 +65,7 @@ BOT_ENV = {
 }
 API_TIMEOUT_S = 30
 WAIT_TIMEOUT_S = 10
-SIGKILL_EXIT = 128 + 9  # tini passes on the bot's death by SIGKILL as 137
+SIGKILL_EXIT = 128 + 9  # our init passes on the bot's death by SIGKILL as 137
 OOM_EVENT_WAIT_S = 1.0  # how long a SIGKILL we did not send waits for an "oom" event
 _STOP_DRAIN_BYTES = 1 << 20
 _RECV_BYTES = 1 << 16
@@ -148,7 +159,7 @@ class DockerBackend(Backend):
         return None
 
     def self_check(self) -> str | None:
-        problem = self.engine_problem()
+        problem = self.engine_problem() or self.confinement_problem()
         if problem:
             return problem
         try:
@@ -159,6 +170,21 @@ class DockerBackend(Backend):
                 "build it with `make image` in the sources, or deploy/build-bot-image.sh "
                 '--extra-lib "$(python -m arena.sdk_lib)"'
             )
+        return None
+
+    def confinement_problem(self) -> str | None:
+        """None when the engine's machines can run our init's seccomp filter
+        (sandbox/bot_init.py), else why not: without it every bot would fail
+        to start, and be blamed for it."""
+        try:
+            info = self.api().info()
+        except _api_errors() as exc:
+            return f"Docker engine unreachable: {exc}"
+        machine = info.get("Architecture") or "?"
+        if machine not in INIT_MACHINES:
+            return f"the Docker engine runs on {machine}: bots are confined on {INIT_MACHINES} only"
+        if not any("name=seccomp" in opt for opt in info.get("SecurityOptions") or ()):
+            return "the Docker engine has no seccomp support: bots cannot be confined"
         return None
 
     def host_config(self, bot_dir: Path, limits: Limits) -> Any:
@@ -183,7 +209,7 @@ class DockerBackend(Backend):
                 ),
             ],
             ipc_mode="none",  # no /dev/shm: multiprocessing locks fail, documented
-            init=True,  # tini as PID 1: reaps zombies, PID 1 ignores the bot's signals
+            init=False,  # PID 1 is ours (INIT_COMMAND): confined, reaps zombies
             oom_score_adj=1000,  # under host memory pressure, bots die first
             log_config=docker.types.LogConfig(type="none"),
             mounts=[docker.types.Mount("/bot", str(bot_dir), type="bind", read_only=True)],
@@ -206,7 +232,7 @@ class DockerBackend(Backend):
         try:
             created = api.create_container(
                 self.image,
-                BOT_COMMAND,
+                [*INIT_COMMAND, *BOT_COMMAND],
                 name=cname,
                 hostname="bot",
                 user=BOT_UID,

@@ -134,12 +134,21 @@ class Harness:
         self.backend = backend
         self.report: ExitReport | None = None
 
-    def needs(self, *, bwrap: bool = False, slot_uid: bool = False, cgroups: bool = False) -> None:
+    def needs(
+        self,
+        *,
+        bwrap: bool = False,
+        slot_uid: bool = False,
+        cgroups: bool = False,
+        seccomp: bool = False,
+    ) -> None:
         """Skip on a process backend that cannot contain this case."""
         if self.backend.name != "process":
             return
         if cgroups:
             pytest.skip("process backend: no CPU cap across processes (no cgroups)")
+        if seccomp:
+            pytest.skip("process backend: no seccomp filter")
         if bwrap and not self.backend.bwrap:
             pytest.skip("process backend without bubblewrap cannot contain this case")
         if slot_uid and not self.backend.dedicated_uids:

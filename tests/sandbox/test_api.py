@@ -137,6 +137,20 @@ def test_self_check_names_a_missing_image(docker_backend):
 
 
 @pytest.mark.docker
+def test_self_check_refuses_an_engine_where_bots_cannot_be_confined(docker_backend, monkeypatch):
+    from sandbox.bot_init import SYSCALLS
+    from sandbox.docker_backend import INIT_MACHINES
+
+    assert set(INIT_MACHINES) == set(SYSCALLS)
+    api = docker_backend.api()
+    info = api.info()
+    monkeypatch.setattr(api, "info", lambda: {**info, "SecurityOptions": ["name=apparmor"]})
+    assert "no seccomp support" in (docker_backend.self_check() or "")
+    monkeypatch.setattr(api, "info", lambda: {**info, "Architecture": "s390x"})
+    assert "runs on s390x" in (docker_backend.self_check() or "")
+
+
+@pytest.mark.docker
 def test_ensure_rebuilds_a_host_copy_image_whose_bot_library_is_stale(docker_backend, tmp_path):
     """`python -m sandbox.image ensure --extra-lib DIR` compares the image's
     gemarena.bot-lib label with DIR's BOT_LIB_ID: a direct pytest run (or
@@ -217,7 +231,7 @@ def test_ensure_leaves_an_image_it_did_not_build_alone(docker_backend):
 
 @pytest.mark.docker
 def test_container_name_and_labels(docker_backend):
-    from sandbox.docker_backend import LABEL, LABEL_CREATED
+    from sandbox.docker_backend import BOT_COMMAND, INIT_COMMAND, LABEL, LABEL_CREATED
 
     bot = docker_backend.launch(
         BOTS / "good", sandbox.Limits(), "seat 1/x", labels={SESSION_LABEL: SESSION}
@@ -231,7 +245,10 @@ def test_container_name_and_labels(docker_backend):
         assert config["StdinOnce"] and config["OpenStdin"] and not config["Tty"]
         assert config["User"] == "65534:65534"
         assert host["NetworkMode"] == "none" and host["CapDrop"] == ["ALL"]
-        assert host["ReadonlyRootfs"] and host["Init"] and host["LogConfig"]["Type"] == "none"
+        assert host["ReadonlyRootfs"] and host["LogConfig"]["Type"] == "none"
+        # PID 1 is our own init (sandbox/bot_init.py), not Docker's tini
+        assert not host["Init"] and config["Cmd"][:5] == INIT_COMMAND, config["Cmd"][:4]
+        assert config["Cmd"][5:] == BOT_COMMAND
         assert host["Memory"] == host["MemorySwap"] and host["PidsLimit"] == 64
         assert [m["Source"] for m in info["Mounts"]] == [str((BOTS / "good").resolve())]
     finally:
