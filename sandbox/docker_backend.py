@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sandbox import guard
 from sandbox.base import (
     Backend,
     BotProcess,
@@ -110,6 +111,7 @@ def _remove_container(api: Any, ref: str) -> str | None:
         return f"{exc.__class__.__name__}: {exc}"
     with _unremoved_lock:
         _unremoved.discard(ref)
+    guard.release(ref)
     return None
 
 
@@ -253,6 +255,7 @@ class DockerBackend(Backend):
                 _remove_container(api, cname)
             raise SandboxError(f"cannot create container {cname}: {exc}") from exc
         cid = created["Id"]
+        guard.watch(cid)  # removed even if this process dies before stop()
         sock = None
         try:
             # attach before start, or early output is lost

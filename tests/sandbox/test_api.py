@@ -586,3 +586,41 @@ def test_stop_removes_the_bot_even_when_collecting_its_last_output_fails(
     report = bot.stop()
     assert "drain: RuntimeError: concurrent poll() invocation" in report.detail
     assert harness.leftovers(bot) == []
+
+
+@pytest.mark.docker
+def test_a_referee_killed_mid_match_leaves_no_container(docker_backend):
+    """SIGKILL (or an unhandled SIGTERM) runs no `finally`: the guard process
+    removes what its parent created and did not remove."""
+    import signal
+    import sys
+
+    api = docker_backend.api()
+    referee = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; from sandbox import Limits;"
+            "from sandbox.docker_backend import DockerBackend;"
+            f"bot = DockerBackend().launch(Path({str(BOTS / 'busy_loop')!r}), Limits(), 'killed',"
+            f" labels={{{SESSION_LABEL!r}: {SESSION!r}}});"
+            "bot.send_line(b'{}'); print(bot.container_id, flush=True); time.sleep(120)",
+        ],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        cid = referee.stdout.readline().decode().strip()
+        assert cid and api.inspect_container(cid)["State"]["Running"]
+        referee.send_signal(signal.SIGKILL)
+        referee.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while cid in _session_containers(api) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert cid not in _session_containers(api), "the killed referee's bot still exists"
+    finally:
+        referee.kill()
+        referee.wait(timeout=30)
+        referee.stdout.close()
+        for left in _session_containers(api):
+            api.remove_container(left, force=True)
