@@ -24,7 +24,11 @@ for a death by signal N).
 The filter, beside Docker's: only the native ABI (x86_64 or aarch64);
 socket() only for AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK (all within the
 container's own network namespace), EAFNOSUPPORT otherwise; ptrace,
-process_vm_readv/writev and io_uring give EPERM.
+process_vm_readv/writev and io_uring give EPERM, and so do inotify and POSIX
+message queues: their limits count per user across the host (no user
+namespace), and every bot is uid 65534, so one bot used up what every other
+bot, and the host's own `nobody`, may have (measured: a bot's 128 inotify
+instances left another match's bot, and the host as uid 65534, with EMFILE).
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ SYSCALLS = {
             "io_uring_setup": 425,
             "io_uring_enter": 426,
             "io_uring_register": 427,
+            "inotify_init": 253,
+            "inotify_init1": 294,
+            "mq_open": 240,
         },
     },
     "aarch64": {
@@ -69,6 +76,8 @@ SYSCALLS = {
             "io_uring_setup": 425,
             "io_uring_enter": 426,
             "io_uring_register": 427,
+            "inotify_init1": 26,  # (no inotify_init here)
+            "mq_open": 180,
         },
     },
 }

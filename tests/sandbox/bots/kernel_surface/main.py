@@ -1,7 +1,9 @@
 """Tries what Docker's own seccomp profile (engine 20.10) still allowed: an
 AF_VSOCK socket (vsock has no network namespace: the way to a VM worker's
 hypervisor), the same through the 32-bit ABI's socketcall (x86_64 only) and
-through io_uring, writing to PID 1's memory, and ptrace of PID 1.
+through io_uring, writing to PID 1's memory, ptrace of PID 1, and an
+inotify instance (their number is per uid, host-wide: one bot could use up
+every other bot's).
 
 Expected: a LINE where every attempt failed, while ordinary sockets (unix,
 IPv4, IPv6, netlink) still work.
@@ -69,6 +71,7 @@ result = {
     "io_uring": attempt(io_uring),
     "pid1_memory": attempt(pid1_memory),
     "ptrace_pid1": attempt(ptrace_pid1),
+    "inotify": attempt(lambda: syscall_result(libc.inotify_init1(0))),
     "unix": attempt(lambda: socket.socket(socket.AF_UNIX).close()),
     "inet": attempt(lambda: socket.socket(socket.AF_INET).close()),
     "inet6": attempt(lambda: socket.socket(socket.AF_INET6).close()),
