@@ -147,18 +147,24 @@ def program(machine: str) -> list[tuple[int, int, int, int]]:
     return out
 
 
+def compiled(machine: str | None = None) -> bytes:
+    """The filter as the kernel takes it (struct sock_filter[]), for this
+    machine by default; KeyError for a machine it does not know."""
+    instructions = program(machine or os.uname().machine)
+    return b"".join(struct.pack("HBBI", *ins) for ins in instructions)
+
+
 def install(machine: str | None = None) -> None:
     """Make this process non-dumpable and install the filter (inherited by
     every child); OSError when the kernel refuses either."""
     libc = ctypes.CDLL(None, use_errno=True)
-    instructions = program(machine or os.uname().machine)
-    blob = b"".join(struct.pack("HBBI", *ins) for ins in instructions)
+    blob = compiled(machine)
     filters = ctypes.create_string_buffer(blob, len(blob))
 
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    prog = Prog(len(instructions), ctypes.addressof(filters))
+    prog = Prog(len(blob) // 8, ctypes.addressof(filters))
     for option, args in (
         (PR_SET_DUMPABLE, (0, 0, 0, 0)),
         (PR_SET_NO_NEW_PRIVS, (1, 0, 0, 0)),  # Docker set it already; the host tests not

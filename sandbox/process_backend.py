@@ -2,8 +2,10 @@
 its own session, inside bubblewrap when it is installed.
 
 NOT SAFE FOR UNTRUSTED CODE. There is no CPU cap across processes, no
-memory cgroup (RLIMIT_AS only), no seccomp filter, and without bubblewrap
-the bot sees the whole host as the user running it. When run as root, each
+memory cgroup (RLIMIT_AS only), a seccomp filter (the Docker init's, by
+bubblewrap's --seccomp) that bubblewrap's own PID 1 escapes and the bot can
+reach through /proc/1/mem, and without bubblewrap none, and the bot sees the
+whole host as the user running it. When run as root, each
 bot gets its own otherwise unused uid, which makes RLIMIT_NPROC effective
 and lets stop() sweep every process the bot left, even outside its group.
 """
@@ -23,8 +25,10 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+from sandbox import bot_init
 from sandbox.base import (
     Backend,
     BotProcess,
@@ -56,7 +60,7 @@ UID_FIRST, UID_COUNT = 61000, 1000  # slot uids used when running as root
 UID_LOCK_DIR = Path(tempfile.gettempdir()) / "gemarena-sandbox-uids"
 EXTRA_LIB_MOUNT = "/opt/arena/lib"
 WARNING = (
-    "process sandbox: NOT SAFE FOR UNTRUSTED CODE (no CPU/memory cgroups, no seccomp%s); "
+    "process sandbox: NOT SAFE FOR UNTRUSTED CODE (no CPU/memory cgroups, partial seccomp%s); "
     "use the Docker backend for real bots"
 )
 _warned = False
@@ -116,9 +120,12 @@ class ProcessBackend(Backend):
 
     def self_check(self) -> str | None:
         if self._checked is False:
-            probe = self._command(Path("/"), Limits(), extra_lib=None, argv=["-c", "pass"])
             try:
-                result = subprocess.run(probe, capture_output=True, timeout=20, cwd="/")
+                with self._filter() as fd:
+                    probe = self._command(Path("/"), Limits(), None, ["-c", "pass"], fd)
+                    result = subprocess.run(
+                        probe, capture_output=True, timeout=20, cwd="/", pass_fds=_fds(fd)
+                    )
                 self._checked = (
                     None
                     if result.returncode == 0
@@ -129,7 +136,12 @@ class ProcessBackend(Backend):
         return self._checked  # type: ignore[return-value]
 
     def _command(
-        self, bot_dir: Path, limits: Limits, extra_lib: Path | None, argv: list[str]
+        self,
+        bot_dir: Path,
+        limits: Limits,
+        extra_lib: Path | None,
+        argv: list[str],
+        filter_fd: int | None = None,
     ) -> list[str]:
         if not self.bwrap:
             return [self.python, "-I", "-u", *argv]
@@ -153,6 +165,8 @@ class ProcessBackend(Backend):
         ]  # fmt: skip
         if extra_lib:
             cmd += ["--ro-bind", str(extra_lib), EXTRA_LIB_MOUNT]
+        if filter_fd is not None:
+            cmd += ["--seccomp", str(filter_fd)]  # the Docker init's filter (bot_init.py)
         if threading.current_thread() is threading.main_thread():
             # PDEATHSIG fires when the launching *thread* ends: main thread only
             cmd.append("--die-with-parent")
@@ -170,6 +184,25 @@ class ProcessBackend(Backend):
             self.python, "-I", "-u", *argv,
         ]  # fmt: skip
         return cmd
+
+    @contextlib.contextmanager
+    def _filter(self) -> Iterator[int | None]:
+        """A pipe holding the seccomp filter for bubblewrap's --seccomp (the
+        one the Docker backend's init installs), or None: no bubblewrap, or a
+        machine the filter does not know."""
+        if not self.bwrap or os.uname().machine not in bot_init.SYSCALLS:
+            yield None
+            return
+        read, write = os.pipe()
+        try:
+            os.write(write, bot_init.compiled())  # a few hundred bytes: fits the pipe
+            os.close(write)
+            write = -1
+            yield read
+        finally:
+            for fd in (read, write):
+                if fd >= 0:
+                    os.close(fd)
 
     def _pick_uid(self) -> tuple[int, int]:
         """A slot uid no process uses and no other bot holds, with its lock's fd."""
@@ -208,7 +241,6 @@ class ProcessBackend(Backend):
             ]
         else:
             argv = ["/bot/main.py" if self.bwrap else "main.py"]
-        cmd = self._command(bot_dir, limits, self.extra_lib, argv)
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", **ADDRESS_SPACE_ENV}
 
         def limit() -> None:  # runs in the child between fork and exec
@@ -223,19 +255,22 @@ class ProcessBackend(Backend):
                 resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
 
         try:
-            proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=str(bot_dir) if not self.bwrap else "/",
-                env=env,
-                start_new_session=True,
-                preexec_fn=limit,
-                user=uid,
-                group=uid,
-                extra_groups=[] if uid is not None else None,
-            )
+            with self._filter() as fd:
+                cmd = self._command(bot_dir, limits, self.extra_lib, argv, fd)
+                proc = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=str(bot_dir) if not self.bwrap else "/",
+                    env=env,
+                    start_new_session=True,
+                    preexec_fn=limit,
+                    user=uid,
+                    group=uid,
+                    extra_groups=[] if uid is not None else None,
+                    pass_fds=_fds(fd),
+                )
         except OSError as exc:
             if uid_lock is not None:
                 os.close(uid_lock)
@@ -417,6 +452,10 @@ class ProcessBot(BotProcess):
             if self._stderr.total_bytes == before:
                 return
             got += self._stderr.total_bytes - before
+
+
+def _fds(fd: int | None) -> tuple[int, ...]:
+    return () if fd is None else (fd,)
 
 
 def _describe(pids: list[int]) -> str:

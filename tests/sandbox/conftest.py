@@ -147,8 +147,8 @@ class Harness:
             return
         if cgroups:
             pytest.skip("process backend: no CPU cap across processes (no cgroups)")
-        if seccomp:
-            pytest.skip("process backend: no seccomp filter")
+        if seccomp and not self.backend.bwrap:
+            pytest.skip("process backend without bubblewrap: no seccomp filter")
         if bwrap and not self.backend.bwrap:
             pytest.skip("process backend without bubblewrap cannot contain this case")
         if slot_uid and not self.backend.dedicated_uids:

@@ -219,7 +219,8 @@ def test_vsock_io_uring_and_pid1_are_out_of_reach(harness):
     assert found["vsock"] == f"error:{errno.EAFNOSUPPORT}", found
     assert found.get("vsock_i386", "error:").startswith("error:"), found
     assert found["io_uring"] == f"error:{errno.EPERM}", found
-    assert found["pid1_memory"] == f"error:{errno.EACCES}", found
+    if harness.backend.name == "docker":  # bubblewrap's own PID 1 is not ours
+        assert found["pid1_memory"] == f"error:{errno.EACCES}", found
     assert found["ptrace_pid1"] == f"error:{errno.EPERM}", found
     assert found["inotify"] == f"error:{errno.EPERM}", found
     for family in ("unix", "inet", "inet6", "netlink"):
