@@ -169,8 +169,10 @@ class DockerBackend(Backend):
         except _api_errors() as exc:
             return (
                 f"bot image {self.image!r} missing ({exc.__class__.__name__}); "
-                "build it with `make image` in the sources, or deploy/build-bot-image.sh "
-                '--extra-lib "$(python -m arena.sdk_lib)"'
+                'build it with python -m sandbox.image ensure --extra-lib "$(python -m '
+                'arena.sdk_lib)" (with the Python of the arena command, in the sources or '
+                "the arena download; `make image` in the sources does the same), or for a "
+                'server deploy/build-bot-image.sh --extra-lib "$(python -m arena.sdk_lib)"'
             )
         return None
 

@@ -134,6 +134,9 @@ def test_self_check_names_a_missing_image(docker_backend):
     assert docker_backend.self_check() is None
     problem = DockerBackend("gemarena-bot:no-such-tag-" + SESSION).self_check()
     assert problem and "missing" in problem
+    # the command that builds it where the bot author is: the arena download
+    # has neither the Makefile nor deploy/ (ladder.views_docs.RUNNER_PARTS)
+    assert 'build it with python -m sandbox.image ensure --extra-lib "$(python -m' in problem
 
 
 @pytest.mark.docker
