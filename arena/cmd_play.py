@@ -15,6 +15,7 @@ from arena.cmd_common import (
     print_notice,
 )
 from arena.engine import OptionError
+from arena.protocol import terminal_safe
 from arena.registry import get_game
 from arena.replay import save_replay
 from arena.runner import play_match
@@ -157,7 +158,7 @@ def print_result(
             line += f"\n          FORFEIT {fault.kind}: {fault.detail}"
         print(line)
         if fault is not None and result.stderr_tails[seat].strip():
-            tail = result.stderr_tails[seat].strip().splitlines()[-5:]
+            tail = terminal_safe(result.stderr_tails[seat].strip()).splitlines()[-5:]
             print("          stderr: " + "\n                  ".join(tail))
             if fault.kind == "crash" and sources:
                 hint = import_hint(result.stderr_tails[seat], *sources[seat])
@@ -172,7 +173,7 @@ def print_result(
 
 def print_stderr(result: MatchResult) -> None:
     for seat, label in enumerate(result.labels):
-        tail = result.stderr_tails[seat].rstrip()
+        tail = terminal_safe(result.stderr_tails[seat].rstrip())
         print(f"--- stderr of seat {seat} ({label}){'' if tail else ': nothing'}")
         if tail:
             print(tail)

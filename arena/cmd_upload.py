@@ -20,6 +20,7 @@ from pathlib import Path
 
 from arena.api_client import SERVER_HELP, Client, ClientError, find_bot, load_config
 from arena.bot_game import games_named_in, wrong_game_refusal
+from arena.protocol import terminal_safe
 from arena.runner_bots import nested_main_py_hint, no_main_py_hint
 
 #: exit status when --wait ran out with the version still pending
@@ -225,7 +226,7 @@ def report(version: dict) -> int:
         print(f"v{version['number']} was rejected: {version['reject_reason']}")
         if version.get("stderr_tail"):
             print("its stderr ended with:")
-            print(version["stderr_tail"].rstrip())
+            print(terminal_safe(version["stderr_tail"].rstrip()))
         return 1
     else:
         print("validation matches are queued; add --wait to wait for the verdict")

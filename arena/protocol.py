@@ -173,6 +173,17 @@ def parse_reply(raw: bytes, legal: Sequence[str] | frozenset[str]) -> Reply:
     return Reply(action, note)
 
 
+def terminal_safe(text: str) -> str:
+    """A bot's text (its stderr) as a terminal may show it: control
+    characters other than newline and tab spelled out (ESC as \\x1b), so
+    that an opponent's bot cannot move the cursor, retitle the window or
+    hide lines of the summary with escape sequences."""
+    return "".join(
+        ch if ch in "\n\t" or ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+
+
 def clean_note(note: str) -> str:
     """Cut to MAX_NOTE_CHARS and drop control characters except newline/tab."""
     note = note[:MAX_NOTE_CHARS]

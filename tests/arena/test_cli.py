@@ -681,3 +681,31 @@ def test_the_folder_recipe_keeps_the_sandboxs_sdk_before_a_copy_in_the_folder(ca
     code = main(["play", "splendor-duel", str(folder), *argv])
     out = capsys.readouterr().out
     assert "FORFEIT" not in out and code == 0, out
+
+
+def test_a_bots_stderr_reaches_the_terminal_without_its_escape_sequences(capsys) -> None:
+    """`arena play --stderr`, a crash's stderr lines and `arena upload`'s
+    rejection printed a bot's stderr raw: an opponent's bot could retitle the
+    terminal, move the cursor or wipe the summary's FORFEIT line."""
+    from arena.cmd_upload import report
+
+    bot = BASE / "escapes.py"
+    bot.write_text(
+        "import sys\n"
+        "sys.stderr.write('\\x1b]0;owned\\x07\\x1b[2K\\x1b[1Ahidden\\rline\\n')\n"
+        "sys.stderr.flush()\n"
+        "raise SystemExit(3)\n"
+    )
+    bot.chmod(0o644)
+    argv = ["play", "splendor-duel", str(bot), "builtin:random", "--sandbox", "process",
+            "--no-replay", "--stderr"]  # fmt: skip
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out
+    assert "\\x1b]0;owned\\x07\\x1b[2K\\x1b[1Ahidden\\rline" in out
+    assert out.count("owned") == 2  # under the FORFEIT line, and in the --stderr part
+
+    tail = "Traceback\n\x1b[2Kgone\n"
+    assert report({"status": "rejected", "number": 2, "reject_reason": "r", "stderr_tail": tail})
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[2Kgone" in out
