@@ -135,6 +135,7 @@
     this.players = [];
     this.gameData = {};
     this.outcome = null;
+    this.faults = [];
     this.index = 0;
     this.playing = false;
     this.following = true;
@@ -284,6 +285,7 @@
     this.setPlayers(body.players);
     this.gameData = body.game_data || {};
     this.outcome = body.outcome || null;
+    this.faults = body.faults || [];
     this.setMode("replay");
     this.message("");
     var start = 0;
@@ -566,16 +568,43 @@
 
   Viewer.prototype.context = function () {
     var self = this;
+    var name = function (seat) { return self.name(seat); };
+    var done = this.mode === "replay" && this.index === this.frames.length - 1;
     return {
       players: this.players,
       gameData: this.gameData,
       frames: this.frames,
       index: this.index,
-      name: function (seat) { return self.name(seat); },
+      // the last position of a finished match: the match's outcome, forfeits
+      // included (the view's own is the engine's, null when a forfeit ended
+      // the match early, and ranks a seat that forfeited as it played)
+      outcome: done ? this.outcome : null,
+      // per seat null or {kind, step}: the request step it forfeited at
+      faults: this.faults,
+      forfeit: function (seat) { return forfeit(self.faults[seat], self.index); },
+      name: name,
+      words: function (text) { return GemReplay.withNames(text, name); },
       h: h,
       vh: vh,
     };
   };
+
+  var FAULT_WORDS = {
+    timeout: "did not answer in time", crash: "stopped running", memory: "ran out of memory",
+    illegal: "answered an illegal action", protocol: "answered something that is not an action",
+  };
+
+  /* A seat's forfeit as the position at step `step` shows it: from the
+   * request it failed (fault.step) on, a badge ("forfeited: crash") whose
+   * title says what happened; null before then, or without a fault. */
+  function forfeit(fault, step) {
+    if (!fault || step < fault.step) return null;
+    var what = FAULT_WORDS[fault.kind] || fault.kind;
+    return {
+      text: "forfeited: " + fault.kind,
+      title: "at step " + fault.step + " this bot " + what + " and forfeited",
+    };
+  }
 
   Viewer.prototype.setMode = function (mode) {
     this.mode = mode;

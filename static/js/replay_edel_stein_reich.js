@@ -112,6 +112,8 @@
     var vh = ctx.vh;
     learnCatalogue(ctx.gameData);
     learnNames(ctx.frames);
+    // the last position of a finished match says how it ended (forfeits too)
+    var outcome = ctx.outcome || v.outcome;
 
     function gem(colour, n, extra) {
       return h("span", { class: "esr-gem esr-g-" + colour + (n ? "" : " esr-zero") + (extra ? " " + extra : ""), title: n + " " + colour, "data-colour": colour },
@@ -208,14 +210,16 @@
       var s = p.seat;
       var toAct = v.to_act.indexOf(s) >= 0;
       var choice = v.choices ? v.choices[s] : null;
-      var rank = v.outcome ? v.outcome.ranks[s] : null;
+      var rank = outcome ? outcome.ranks[s] : null;
+      var fault = ctx.forfeit(s);
       return h("section", {
         class: "esr-seat" + (toAct ? " esr-to-act" : "") + (frame.seat === s ? " esr-acted" : "") + (rank === 1 ? " esr-winner" : ""),
         "data-seat": s, "data-choice": choice || "",
       },
         h("header", { class: "esr-seat-head" }, h("h3", { class: "esr-name", text: name(s) }),
           rank ? h("span", { class: "esr-rank", text: rank === 1 ? "winner" : "rank " + rank }) : null,
-          h("span", { class: "esr-money", title: "money (millions)" }, vh("Money: "), money(p.money))),
+          h("span", { class: "esr-money", title: "money (millions)" }, vh("Money: "), money(p.money)),
+          fault ? h("span", { class: "r-fault", title: fault.title, text: fault.text }) : null),
         h("div", null, vh("Gems: "), gems(p.gems)),
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Gem card" }), gemCard(p.gem_card)),
         h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Choice" }),
@@ -237,7 +241,7 @@
       }));
     }
 
-    var status = h("p", { class: "esr-status" }, statusText(v, name));
+    var status = h("p", { class: "esr-status" }, statusText(v, outcome, ctx));
     root.appendChild(h("div", { class: "esr" },
       status, head,
       h("div", { class: "esr-middle" },
@@ -296,10 +300,11 @@
     }
   }
 
-  function statusText(v, name) {
-    if (v.outcome) {
-      var winners = v.outcome.ranks.map(function (r, s) { return r === 1 ? name(s) : null; }).filter(Boolean);
-      return (winners.length > 1 ? "Shared win: " + winners.join(", ") : winners[0] + " wins") + " — " + v.outcome.reason + ".";
+  function statusText(v, outcome, ctx) {
+    var name = ctx.name;
+    if (outcome) {
+      var winners = outcome.ranks.map(function (r, s) { return r === 1 ? name(s) : null; }).filter(Boolean);
+      return (winners.length > 1 ? "Shared win: " + winners.join(", ") : winners[0] + " wins") + " — " + ctx.words(outcome.reason) + ".";
     }
     var who = v.to_act.map(name).join(", ");
     if (v.phase === "commit") return "Waiting for " + who + " to choose.";

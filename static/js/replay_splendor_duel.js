@@ -62,6 +62,8 @@
     var royals = data.royals || {};
     var acting = frame.seat;
     var act = parseAction(frame.action);
+    // the last position of a finished match says how it ended (forfeits too)
+    var outcome = ctx.outcome || v.outcome;
 
     /* a token with its letter; the words are the caller's */
     function token(type) {
@@ -200,7 +202,7 @@
     // -- players ------------------------------------------------------------
     function player(seat) {
       var p = v.players[seat];
-      var toAct = v.to_act.indexOf(seat) >= 0;
+      var toAct = !outcome && v.to_act.indexOf(seat) >= 0;
       var byColour = {};
       GEMS.concat(["none"]).forEach(function (c) { byColour[c] = []; });
       p.cards.forEach(function (id) {
@@ -230,7 +232,8 @@
           return rv.card ? card(rv.card, { item: true, blind: rv.blind })
             : back(rv.level, undefined, "a level " + rv.level + " card reserved blind from its deck", true);
         })) : h("span", { class: "sd-none", text: "none" }));
-      var rank = v.outcome ? v.outcome.ranks[seat] : null;
+      var rank = outcome ? outcome.ranks[seat] : null;
+      var fault = ctx.forfeit(seat);
       return h("section", {
         class: "sd-player" + (toAct ? " sd-to-act" : "") + (acting === seat ? " sd-acted" : "") + (rank === 1 ? " sd-winner" : ""),
         "data-seat": seat,
@@ -239,7 +242,8 @@
           h("h3", { class: "sd-name" }, ctx.name(seat), v.first_seat === seat
             ? h("span", { class: "sd-first", title: "plays first" }, h("span", { "aria-hidden": "true", text: "1st" }), vh("(plays first)")) : null),
           rank ? h("span", { class: "sd-rank-badge", text: rank === 1 ? "winner" : "rank " + rank }) : null,
-          toAct && !v.outcome ? h("span", { class: "sd-turn", text: v.phase === "main" ? "to play" : v.phase }) : null),
+          fault ? h("span", { class: "r-fault", title: fault.title, text: fault.text }) : null,
+          toAct && !outcome && !fault ? h("span", { class: "sd-turn", text: v.phase === "main" ? "to play" : v.phase }) : null),
         h("div", { class: "sd-score" },
           h("span", { class: "sd-prestige", title: "prestige points (20 to win)" }, h("b", { text: String(p.prestige) }),
             h("span", { "aria-hidden": "true", text: " pts" }), vh(" prestige points,")),
@@ -252,14 +256,14 @@
     }
 
     var players = h("div", { class: "sd-players" }, player(0), player(1));
-    var status = h("p", { class: "sd-status" }, statusText(v, ctx));
+    var status = h("p", { class: "sd-status" }, statusText(v, outcome, ctx));
     root.appendChild(h("div", { class: "sd" }, status, table, players));
   }
 
-  function statusText(v, ctx) {
-    if (v.outcome) {
-      var winners = v.outcome.ranks.map(function (r, s) { return r === 1 ? ctx.name(s) : null; }).filter(Boolean);
-      return (winners.length > 1 ? "Shared win: " + winners.join(" and ") : winners[0] + " wins") + " — " + v.outcome.reason + ".";
+  function statusText(v, outcome, ctx) {
+    if (outcome) {
+      var winners = outcome.ranks.map(function (r, s) { return r === 1 ? ctx.name(s) : null; }).filter(Boolean);
+      return (winners.length > 1 ? "Shared win: " + winners.join(" and ") : winners[0] + " wins") + " — " + ctx.words(outcome.reason) + ".";
     }
     var who = ctx.name(v.active);
     var phase = {
