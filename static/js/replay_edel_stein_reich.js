@@ -130,7 +130,8 @@
       return h("span", { class: "esr-gem-card", title: "gem card " + words }, vh(words + "."),
         h("span", { class: "esr-card-id", "aria-hidden": "true", text: c.id }),
         h("span", { class: "esr-card-money", "aria-hidden": "true", text: c.money + " M" }),
-        h("span", { "aria-hidden": "true" },
+        // spaced as every other row of gems (bare, a count touched the next gem: "Y 1G 2B 1")
+        h("span", { class: "esr-gems", "aria-hidden": "true" },
           COLOURS.filter(function (col) { return c.gems[col]; }).map(function (col) { return gem(col, c.gems[col], "esr-small"); })));
     }
 

@@ -259,3 +259,35 @@ def test_a_live_match_as_the_users_own_seat(
     choose_seat(page, "0", 6)
     expect(mine_box.locator(f'.sd-card.sd-blind[data-card="{card}"]')).to_be_visible()
     assert re.search(r"\?seat=0$", page.url), page.url
+
+
+#: gems drawn side by side (a gem card's, an offer's) that touch: less than 2 px
+#: from one gem's count to the next gem's diamond
+GEMS_TOUCHING = """() => {
+    const out = [];
+    for (const row of document.querySelectorAll("#replay-board .esr-gem-card, #replay-board .esr-offers li")) {
+        const gems = [...row.querySelectorAll(".esr-gem")];
+        for (let i = 1; i < gems.length; i++) {
+            const a = gems[i - 1].getBoundingClientRect(), b = gems[i].getBoundingClientRect();
+            if (a.top === b.top && b.left - a.right < 2) out.push(row.textContent.trim().slice(0, 40));
+        }
+    }
+    return out;
+}"""
+
+
+def test_a_gem_cards_gems_keep_apart(browser: Browser, process_sandbox) -> None:
+    """A gem card's gems sat flush ("G28 4 M Y1G2B1"), each count touching the
+    next gem's diamond; now they are spaced like the seat's own gems."""
+    match, _ = esr_secret_match()
+    phone = browser.phone()
+    for page, label in ((browser.page, "desktop"), (phone, "phone")):
+        page.goto(f"/matches/{match.pk}/#step=0")
+        expect(page.locator("#replay")).to_have_attribute("data-state", "replay")
+        # every seat starts with a gem card; some give gems of two colours or more
+        cards = page.locator(".esr-gem-card:has(.esr-gem + .esr-gem)")
+        assert cards.count() >= 1, label
+        assert page.evaluate(GEMS_TOUCHING) == [], label
+        page.locator(".esr-seats").screenshot(
+            path=str(SCREENSHOTS / f"replay-gem-cards-{label}.png")
+        )
