@@ -249,7 +249,9 @@
             h("span", { "aria-hidden": "true", text: " pts" }), vh(" prestige points,")),
           h("span", { class: "sd-crown-count", title: "crowns (10 to win)" },
             h("span", { "aria-hidden": "true", text: "♛ " }), h("b", { text: String(p.crowns) }), vh(" crowns,")),
-          privileges(p.privileges, plural(p.privileges, "privilege") + (p.royals.length ? "," : ".")),
+          // labelled as the supply's are: bare, "–" (none) or "P P" (scrolls like pearl tokens) said nothing
+          h("span", { class: "sd-player-privileges" }, h("span", { class: "sd-label", "aria-hidden": "true", text: "Privileges" }),
+            privileges(p.privileges, plural(p.privileges, "privilege") + (p.royals.length ? "," : "."))),
           p.royals.length ? h("span", { class: "sd-owned-royals", role: "list", "aria-label": "Royal cards" },
             p.royals.map(function (id) { return royal(id); })) : null),
         tokens, stacks, reserved);

@@ -1,0 +1,43 @@
+"""Words on the replay viewer's board (docs/replay-viewer.md "What is drawn"):
+what each number and symbol of a player's panel counts is written beside it,
+not only in a tooltip.
+
+The match is recorded from a scripted replay (tests/arena/playout.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from arena import spectator_frames
+from tests.arena.playout import scripted_replay
+from tests.browser.conftest import Browser, expect, shoot
+from tests.browser.test_match_page import SD, builtin_lineup
+from tests.web.conftest import recorded
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_players_privileges_are_labelled(browser: Browser, process_sandbox) -> None:
+    """A player's privileges were a bare "–" (none) or "P P" beside the
+    crowns, the scrolls' P like a pearl token's: now labelled "Privileges" as
+    the supply's are, on a desktop and a phone."""
+    replay = scripted_replay(SD, 2, 1)
+    match = recorded(builtin_lineup(SD, ["ruby-random", "opal-random"]), replay)
+    frames = spectator_frames(replay)
+    # a position where one player holds privileges and the other none
+    step = next(
+        f["step"]
+        for f in frames
+        if sorted(min(p["privileges"], 1) for p in f["view"]["players"]) == [0, 1]
+    )
+    held = [p["privileges"] for p in frames[step]["view"]["players"]]
+    for page in (browser.page, browser.phone()):
+        page.goto(f"/matches/{match.pk}/#step={step}")
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+        for seat, count in enumerate(held):
+            mine = page.locator(f'.sd-player[data-seat="{seat}"] .sd-player-privileges')
+            expect(mine.locator(".sd-label")).to_have_text("Privileges")
+            expect(mine.locator(".sd-label")).to_be_visible()
+            expect(mine.locator(".sd-privilege")).to_have_count(count)
+        shoot(page, f"replay-privileges-{page.viewport_size['width']}")
