@@ -217,7 +217,8 @@
           vh("Cards without a colour:"), h("span", { "aria-hidden": "true", text: "★" }))
           : h("span", { class: "sd-stack-head", title: colour + ": bonus " + p.bonus[colour] + ", " + p.colour_points[colour] + " points" },
             vh(colour + ": bonus " + p.bonus[colour] + ", " + plural(p.colour_points[colour], "point") + (byColour[colour].length ? ";" : ".")),
-            h("span", { class: "sd-bonus-badge sd-t-" + colour, "aria-hidden": "true" },
+            // no bonus of a colour: an outline, as a count of no tokens is
+            h("span", { class: "sd-bonus-badge sd-t-" + colour + (p.bonus[colour] ? "" : " sd-zero"), "aria-hidden": "true" },
               h("span", { class: "sd-letter", text: LETTERS[colour] }), String(p.bonus[colour])),
             h("span", { class: "sd-colour-pts", "aria-hidden": "true", text: p.colour_points[colour] + "pt" }));
         return h("div", { class: "sd-stack", "data-colour": colour }, head,

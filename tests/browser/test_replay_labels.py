@@ -17,6 +17,8 @@ from tests.web.conftest import recorded
 
 pytestmark = pytest.mark.browser
 
+LETTERS = {"white": "W", "blue": "B", "green": "G", "red": "R", "black": "K"}
+
 
 def test_a_players_privileges_are_labelled(browser: Browser, process_sandbox) -> None:
     """A player's privileges were a bare "–" (none) or "P P" beside the
@@ -41,3 +43,28 @@ def test_a_players_privileges_are_labelled(browser: Browser, process_sandbox) ->
             expect(mine.locator(".sd-label")).to_be_visible()
             expect(mine.locator(".sd-privilege")).to_have_count(count)
         shoot(page, f"replay-privileges-{page.viewport_size['width']}")
+
+
+def test_a_colour_without_bonus_is_an_outline(browser: Browser, process_sandbox) -> None:
+    """A stack's bonus badge was filled with its colour even at 0 ("B0" in
+    blue), unlike the token counts beside it, whose zero is an outline: now a
+    bonus of 0 is an outline too, a bonus of 1 or more filled."""
+    replay = scripted_replay(SD, 2, 1)
+    match = recorded(builtin_lineup(SD, ["ruby-random", "opal-random"]), replay)
+    # a position where seat 0 has a bonus in some colours and none in others
+    step, last = next(
+        (f["step"], f["view"]["players"][0]["bonus"])
+        for f in spectator_frames(replay)
+        if 0 in f["view"]["players"][0]["bonus"].values()
+        and any(f["view"]["players"][0]["bonus"].values())
+    )
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/#step={step}")
+    expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+    for colour, bonus in last.items():
+        badge = page.locator(
+            f'.sd-player[data-seat="0"] .sd-stack[data-colour="{colour}"] .sd-bonus-badge'
+        )
+        expect(badge).to_have_text(f"{LETTERS[colour]}{bonus}")
+        fill = badge.evaluate("(el) => getComputedStyle(el).backgroundColor")
+        assert (fill == "rgba(0, 0, 0, 0)") == (bonus == 0), (colour, bonus, fill)
