@@ -5,6 +5,8 @@
  * Each game draws a frame with a renderer registered in
  * GemReplay.renderers[game id] (static/js/replay_<game>.js):
  *     render(boardElement, frame, ctx)   ctx: see Viewer.context()
+ *     describe(frame, ctx)               optional: the step's words where the
+ *                                        server's are out of date, else null
  * A renderer shows every colour with a letter too, and puts the position in
  * words for screen readers (ctx.vh(text): visually hidden text) wherever
  * the drawing is colours and symbols, hiding those with aria-hidden.
@@ -692,10 +694,13 @@
       this.el.note.hidden = true;
       return;
     }
+    var renderer = GemReplay.renderers[this.game];
     var text;
     if (frame.step === 0) text = "Start of the game.";
     else {
-      text = "Step " + frame.step + ": " + GemReplay.withNames(frame.description || frame.action, this.name.bind(this));
+      // a renderer may put the step in better words than the server could (its describe)
+      var said = renderer && renderer.describe ? renderer.describe(frame, this.context()) : null;
+      text = "Step " + frame.step + ": " + GemReplay.withNames(said || frame.description || frame.action, this.name.bind(this));
       if (frame.forced) text += " (played by the referee: this bot had forfeited)";
     }
     this.el.action.textContent = text;
@@ -712,7 +717,6 @@
       this.el["note-label"].textContent = this.ownSeats.indexOf(frame.seat) >= 0
         ? "Your bot's debug note:" : "Debug note of " + this.name(frame.seat) + ":";
     }
-    var renderer = GemReplay.renderers[this.game];
     while (board.firstChild) board.removeChild(board.firstChild);
     if (renderer) {
       try {

@@ -314,5 +314,24 @@
 
   window.GemReplay = window.GemReplay || { renderers: {} };
   window.GemReplay.renderers = window.GemReplay.renderers || {};
-  window.GemReplay.renderers["edel-stein-reich"] = { render: render, logText: logText, currentOffers: currentOffers };
+  /* The step's line where the server's words are out of date: a secret
+   * choice comes as "seat N chooses in secret" in a seat's view and live, but
+   * the last seat's choice reveals them all in the same step (the board then
+   * shows them): name it. Null: the server's description stands. */
+  function describe(frame, ctx) {
+    if (frame.action !== null || frame.seat === null || frame.seat === undefined || !frame.step) return null;
+    var before = ctx.frames[frame.step - 1];
+    var v = frame.view, was = before && before.view;
+    if (!was || was.phase !== "commit") return null;
+    var sameRound = v.round === was.round && v.phase_number === was.phase_number;
+    if (sameRound && v.phase === "commit") return null; // others still to choose: still secret
+    var log = sameRound ? v.log : v.previous_log;
+    var reveal = null;
+    (log || []).forEach(function (e) { if (e.type === "reveal") reveal = e; });
+    var choice = reveal && reveal.choices[frame.seat];
+    if (!ACTION_WORDS[choice]) return null;
+    return "seat " + frame.seat + " chooses the " + ACTION_WORDS[choice] + " action card, the last to choose: every choice is revealed";
+  }
+
+  window.GemReplay.renderers["edel-stein-reich"] = { render: render, describe: describe, logText: logText, currentOffers: currentOffers };
 })();

@@ -129,6 +129,45 @@ def test_a_seat_view_hides_the_others_secret_choices(browser: Browser, process_s
     shoot(page, "replay-seat-view-edel-stein-reich-desktop")
 
 
+def test_the_last_secret_choice_is_named_as_it_reveals_them_all(
+    browser: Browser, process_sandbox
+) -> None:
+    """In a seat's view the step of the round's last choice read "jade chooses
+    in secret", while the board beside it showed every choice revealed (and
+    the last step of a match, its whole final round): that step now names it."""
+    match, _ = esr_secret_match()
+    replay = scripted_replay(ESR, 3, 3, {"money_visible": False})  # the match's own
+    frames = spectator_frames(replay, seat=0)
+    # the first step that ends the choosing: the round's last choice, another seat's
+    last = next(
+        f
+        for f in frames[1:]
+        if f["action"] is None
+        and frames[f["step"] - 1]["view"]["phase"] == "commit"
+        and f["view"]["phase"] != "commit"
+    )
+    step, seat = last["step"], last["seat"]
+    words = {"money": "Money", "event": "Event", "gems": "Gems", "free": "Free Choice"}
+    choice = words[replay["steps"][step - 1]["action"].split()[1]]
+    page = browser.page
+    page.goto(f"/matches/{match.pk}/?seat=0#step={step - 1}")
+    replay_el = page.locator("#replay")
+    expect(replay_el).to_have_attribute("data-view-seat", "0")
+    action = page.locator("#replay-action")
+    # a step before, that seat's own choice is still its secret
+    if frames[step - 1]["action"] is None:
+        expect(action).to_have_text(re.compile(r"chooses in secret$"))
+    page.locator("#replay-next").click()
+    expect(replay_el).to_have_attribute("data-step", str(step))
+    expect(action).to_have_text(
+        f"Step {step}: {ESR_NAMES[seat]} chooses the {choice} action card, the last to"
+        " choose: every choice is revealed"
+    )
+    expect(page.locator(f'.esr-seat[data-seat="{seat}"]')).to_have_attribute(
+        "data-choice", replay["steps"][step - 1]["action"].split()[1]
+    )
+
+
 def test_a_live_match_shows_only_everyones_view(browser: Browser, process_sandbox) -> None:
     """A seat's view of a running match would tell its opponents what it
     holds: while live, "View as" is disabled at everyone, even when the
