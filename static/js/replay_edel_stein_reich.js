@@ -209,7 +209,7 @@
     // -- seats ---------------------------------------------------------------------
     var seats = h("div", { class: "esr-seats" }, v.players.map(function (p) {
       var s = p.seat;
-      var toAct = v.to_act.indexOf(s) >= 0;
+      var toAct = !outcome && v.to_act.indexOf(s) >= 0;
       var choice = v.choices ? v.choices[s] : null;
       var rank = outcome ? outcome.ranks[s] : null;
       var fault = ctx.forfeit(s);

@@ -127,3 +127,35 @@ def test_a_seat_that_forfeited_is_marked_and_ranked_last(browser: Browser, proce
     page.locator("#replay-prev").click()
     expect(page.locator("#replay")).to_have_attribute("data-step", str(step - 1))
     expect(page.locator("#replay-board .r-fault")).to_have_count(0)
+
+
+def test_a_table_that_two_forfeits_ended_early(browser: Browser, process_sandbox) -> None:
+    """Two of three seats forfeited at the same step: the match ended there
+    with no engine outcome. Its last position names the one left as the
+    winner, ranks the others, and shows nobody still to act."""
+    replay = scripted_replay(ESR, 3, 3)
+    cut = 40
+    replay["steps"] = replay["steps"][:cut]
+    replay["engine_outcome"] = None
+    replay["outcome"] = {
+        "ranks": [2, 2, 1],
+        "scores": [0.0, 0.0, 0.0],
+        "reason": "ended early; forfeit: seat 0 (crash), seat 1 (memory)",
+    }
+    replay["faults"] = [
+        {"kind": "crash", "detail": "exited", "step": cut},
+        {"kind": "memory", "detail": "killed", "step": cut},
+        None,
+    ]
+    match = recorded(builtin_lineup(ESR, ESR_NAMES), replay)
+    page = browser.page
+    open_at(page, match, cut)
+    expect(page.locator(".esr-status")).to_have_text(
+        f"{ESR_NAMES[2]} wins — ended early; forfeit: {ESR_NAMES[0]} (crash),"
+        f" {ESR_NAMES[1]} (memory)."
+    )
+    expect(page.locator(".esr-seat.esr-to-act")).to_have_count(0)
+    expect(page.locator('.esr-seat[data-seat="1"] .r-fault')).to_have_attribute(
+        "title", f"at step {cut} this bot ran out of memory and forfeited"
+    )
+    expect(page.locator('.esr-seat[data-seat="2"] .esr-rank')).to_have_text("winner")
