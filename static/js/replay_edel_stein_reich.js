@@ -39,6 +39,7 @@
   }
 
   var knownNames = {};
+  var knownCards = {};  // id -> the card (kind, op, params): what a held card does
   var scanned = null;
 
   /* Event names as printed: every card of the match's components comes with
@@ -47,14 +48,21 @@
    * ("scoring-red-x2"). */
   function learnCatalogue(gameData) {
     var events = (gameData && gameData.events) || {};
-    Object.keys(events).forEach(function (id) { if (events[id].name) knownNames[id] = events[id].name; });
+    Object.keys(events).forEach(function (id) {
+      if (events[id].name) knownNames[id] = events[id].name;
+      if (events[id].op) knownCards[id] = events[id];
+    });
   }
 
   function learnNames(frames) {
     if (scanned === frames && frames.scannedTo === frames.length) return;
     for (var i = scanned === frames ? frames.scannedTo : 0; i < frames.length; i++) {
       var v = frames[i].view;
-      [v.offered_event, v.pending_event].forEach(function (e) { if (e) knownNames[e.id] = e.name; });
+      [v.offered_event, v.pending_event].forEach(function (e) {
+        if (!e) return;
+        knownNames[e.id] = e.name;
+        if (e.op && !knownCards[e.id]) knownCards[e.id] = e;
+      });
     }
     scanned = frames;
     frames.scannedTo = frames.length;
@@ -133,6 +141,14 @@
         // spaced as every other row of gems (bare, a count touched the next gem: "Y 1G 2B 1")
         h("span", { class: "esr-gems", "aria-hidden": "true" },
           COLOURS.filter(function (col) { return c.gems[col]; }).map(function (col) { return gem(col, c.gems[col], "esr-small"); })));
+    }
+
+    // a card a player keeps: its name, and what it does once it left the offer
+    function heldCard(id) {
+      var card = knownCards[id];
+      return h("span", { class: "esr-held-card", "data-event": id },
+        h("b", { text: eventName(id) }),
+        card ? h("span", { class: "esr-held-effect", text: effectText(card) }) : null);
     }
 
     function eventCard(e, label) {
@@ -231,7 +247,7 @@
             : v.phase === "commit" ? h("span", { class: "esr-secret", text: p.has_chosen ? "chosen (secret)" : "choosing…" })
               : h("span", { class: "esr-none", text: "–" })),
         p.held_events.length ? h("div", { class: "esr-row" }, h("span", { class: "esr-label", text: "Events" }),
-          h("span", { class: "esr-held" }, p.held_events.map(function (id) { return h("span", { class: "esr-held-card", "data-event": id, text: eventName(id) }); }))) : null);
+          h("span", { class: "esr-held" }, p.held_events.map(heldCard))) : null);
     }));
 
     // -- log -------------------------------------------------------------------------

@@ -68,3 +68,41 @@ def test_a_colour_without_bonus_is_an_outline(browser: Browser, process_sandbox)
         expect(badge).to_have_text(f"{LETTERS[colour]}{bonus}")
         fill = badge.evaluate("(el) => getComputedStyle(el).backgroundColor")
         assert (fill == "rgba(0, 0, 0, 0)") == (bonus == 0), (colour, bonus, fill)
+
+
+def test_a_held_event_card_says_what_it_does(browser: Browser, process_sandbox) -> None:
+    """A card a player kept ("Scoring Red +5", "Certificate") showed only its
+    name: once it had left the offer, nothing on the board said what it
+    scores. Now its effect is written under its name, on a desktop and a phone."""
+    from arena import get_game
+    from tests.browser.test_match_page import ESR
+
+    replay = scripted_replay(ESR, 3, 3)
+    names = ["ruby-random-player", "opal-random-player", "jade-random-player"]
+    match = recorded(builtin_lineup(ESR, names), replay)
+    catalogue = get_game(ESR).public_data(replay["options"])["events"]
+    step, held = next(
+        (f["step"], [p["held_events"] for p in f["view"]["players"]])
+        for f in spectator_frames(replay)
+        if any(p["held_events"] for p in f["view"]["players"])
+    )
+
+    def effect(card: dict) -> str:
+        params = card.get("params", {})
+        if card["op"] == "certificate":
+            return "kept until scoring: most certificates earn a prize"
+        assert card["op"] == "majority_bonus", card  # the only other kind a player keeps
+        return f"at scoring: +{params['bonus']} M for a {params['colour']} majority"
+
+    for page in (browser.page, browser.phone()):
+        page.goto(f"/matches/{match.pk}/#step={step}")
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+        for seat, cards in enumerate(held):
+            shown = page.locator(f'.esr-seat[data-seat="{seat}"] .esr-held-card')
+            expect(shown).to_have_count(len(cards))
+            for index, card_id in enumerate(cards):
+                card = shown.nth(index)
+                expect(card.locator("b")).to_have_text(catalogue[card_id]["name"])
+                expect(card.locator(".esr-held-effect")).to_have_text(effect(catalogue[card_id]))
+                expect(card.locator(".esr-held-effect")).to_be_visible()
+        shoot(page, f"replay-held-events-{page.viewport_size['width']}")
