@@ -194,7 +194,9 @@ def self_test_note(worker: WorkerHeartbeat) -> str:
         return ", self-test not run yet"
     if worker.self_test_ok:
         return ", self-test ok"
-    return f", SELF-TEST FAILING: {worker.self_test_detail[:400]}"
+    # whole up to a bound: the bot-library messages (about 510 characters)
+    # end with how to rebuild the image
+    return f", SELF-TEST FAILING: {worker.self_test_detail[:800]}"
 
 
 def _unless_database_away(check: Callable[[], Check | tuple[Check, ...]], *names: str):
