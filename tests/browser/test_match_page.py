@@ -313,7 +313,7 @@ def test_edel_stein_reich_bargaining_and_choices(browser: Browser, process_sandb
             const out = document.createElement("div");
             GemReplay.renderers["edel-stein-reich"].render(out, frame, viewer.context());
             return {id, printed: events[id].name,
-                    shown: out.querySelector(".esr-held-card").textContent};
+                    shown: out.querySelector(".esr-held-card b").textContent};
         }"""
     )
     assert named["id"], "every event card was seen face up: pick another seed"
